@@ -1,0 +1,14 @@
+/* Allocation through the caller's hooks (tread_allocator), as yajl does. */
+#ifndef TREAD_CORE_ALLOC_H
+#define TREAD_CORE_ALLOC_H
+
+#include <tread.h>
+
+typedef tread_allocator tread_alloc;
+
+void tread_alloc_init(tread_alloc *a, const tread_allocator *user);
+void *tread_malloc(const tread_alloc *a, size_t n);
+void *tread_realloc(const tread_alloc *a, void *p, size_t n);
+void tread_free(const tread_alloc *a, void *p);
+
+#endif

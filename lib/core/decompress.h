@@ -1,0 +1,42 @@
+/* Streaming gzip (several members) and zstd (several frames) decoding. */
+#ifndef TREAD_CORE_DECOMPRESS_H
+#define TREAD_CORE_DECOMPRESS_H
+
+#include <tread.h>
+#include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+#include "core/alloc.h"
+
+typedef struct tread_decompressor {
+    tread_compression kind;
+    const tread_alloc *a;
+    z_stream z;
+    int z_live;          /* inflateInit done */
+    int member_done;     /* gzip: between members */
+    int skipping;        /* garbage after the last member: ignored */
+    ZSTD_DStream *zs;
+    int frame_open;      /* zstd: inside a frame */
+    uint64_t in_used;    /* compressed bytes consumed, for error offsets */
+    const char *error;   /* message after TREAD_DZ_ERROR */
+} tread_decompressor;
+
+enum { TREAD_DZ_OK = 0, TREAD_DZ_ERROR = -1, TREAD_DZ_NOMEM = -2,
+       TREAD_DZ_TRAILING = 1 /* OK, but garbage after the last gzip member
+                                was skipped (reported once) */ };
+
+int tread_dz_init(tread_decompressor *d, tread_compression kind,
+                  const tread_alloc *a, int zstd_window_log_max);
+void tread_dz_free(tread_decompressor *d);
+
+/* Decodes from in[0..in_len) into out[0..out_cap): sets *in_used and
+ * *out_len. Call again while *out_len == out_cap (more may be pending)
+ * or input remains. */
+int tread_dz_run(tread_decompressor *d, const unsigned char *in, size_t in_len,
+                 size_t *in_used, unsigned char *out, size_t out_cap,
+                 size_t *out_len);
+
+/* At end of input: 1 if the stream ended cleanly (complete member/frame). */
+int tread_dz_complete(const tread_decompressor *d);
+
+#endif

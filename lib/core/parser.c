@@ -1,0 +1,469 @@
+/* The parser handle, options, the push pipeline, pause/resume, errors. */
+#include "core/parser.h"
+#include "core/sniff.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define DZ_OUT_SIZE (128u * 1024u)
+
+tread_parser *tread_parser_create(const tread_allocator *alloc)
+{
+    tread_alloc a;
+    tread_alloc_init(&a, alloc);
+    tread_parser *p = tread_malloc(&a, sizeof *p);
+    if (!p)
+        return NULL;
+    memset(p, 0, sizeof *p);
+    p->alloc = a;
+    p->max_depth = 256;
+    p->max_event_bytes = (size_t)64 << 20;
+    p->max_string_bytes = (size_t)32 << 20;
+    p->lenient = 1;
+    p->decompress = 1;
+    p->max_warnings_reported = -1;
+    p->zstd_window_log_max = 27;
+    p->src_fd = -1;
+    tread_buf_init(&p->pending_raw, &p->alloc, SIZE_MAX);
+    tread_buf_init(&p->sniff, &p->alloc, TREAD_SNIFF_MAX);
+    return p;
+}
+
+void tread_parser_free(tread_parser *p)
+{
+    if (!p)
+        return;
+    if (p->dec && p->dec_ops)
+        p->dec_ops->destroy(p->dec);
+    tread_dz_free(&p->dz);
+    tread_free(&p->alloc, p->dz_out);
+    tread_free(&p->alloc, p->read_buf);
+    tread_buf_free(&p->pending_raw);
+    tread_buf_free(&p->sniff);
+    tread_alloc a = p->alloc;
+    tread_free(&a, p);
+}
+
+int tread_config(tread_parser *p, tread_option opt, int64_t v)
+{
+    if (!p || p->state != P_NEW || p->stats.bytes_in != 0)
+        return -1;
+    switch (opt) {
+    case TREAD_OPT_FORMAT:
+        if (v < 0 || v >= TREAD_FORMAT_COUNT_) return -1;
+        p->forced_format = (int)v;
+        return 0;
+    case TREAD_OPT_MAX_DEPTH:
+        if (v < 2 || v > 1000000) return -1;
+        p->max_depth = (int)v;
+        return 0;
+    case TREAD_OPT_MAX_EVENT_BYTES:
+        if (v < 64 || (uint64_t)v > SIZE_MAX / 2) return -1;
+        p->max_event_bytes = (size_t)v;
+        return 0;
+    case TREAD_OPT_MAX_STRING_BYTES:
+        if (v < 16 || (uint64_t)v > UINT32_MAX) return -1;
+        p->max_string_bytes = (size_t)v;
+        return 0;
+    case TREAD_OPT_LENIENT:
+        if (v != 0 && v != 1) return -1;
+        p->lenient = (int)v;
+        return 0;
+    case TREAD_OPT_DECOMPRESS:
+        if (v != 0 && v != 1) return -1;
+        p->decompress = (int)v;
+        return 0;
+    case TREAD_OPT_MAX_WARNINGS_REPORTED:
+        if (v < -1) return -1;
+        p->max_warnings_reported = v;
+        return 0;
+    case TREAD_OPT_ZSTD_WINDOW_LOG_MAX:
+        if (v < 10 || v > 31) return -1;
+        p->zstd_window_log_max = (int)v;
+        return 0;
+    }
+    return -1;
+}
+
+void tread_set_callbacks(tread_parser *p, const tread_callbacks *cb, void *user)
+{
+    if (cb)
+        p->cb = *cb;
+    else
+        memset(&p->cb, 0, sizeof p->cb);
+    p->user = user;
+}
+
+/* ---- reporting -------------------------------------------------------- */
+
+void tread__emit(tread_parser *p, tread_event *ev)
+{
+    ev->format = p->stats.format;
+    p->stats.events++;
+    if ((unsigned)ev->kind < TREAD_EVENT_KIND_COUNT_)
+        p->stats.events_by_kind[ev->kind]++;
+    if (p->cb.event && p->cb.event(p->user, ev))
+        p->stop_requested = 1;
+}
+
+void tread__emit_json_raw(tread_parser *p, const tread_json_raw *raw)
+{
+    p->stats.records++;
+    if (p->cb.json_raw && p->cb.json_raw(p->user, raw))
+        p->stop_requested = 1;
+}
+
+void tread__warn(tread_parser *p, tread_warning_kind kind, uint64_t offset,
+                 const char *fmt, ...)
+{
+    p->stats.warnings++;
+    if ((unsigned)kind < TREAD_WARN_KIND_COUNT_)
+        p->stats.warnings_by_kind[kind]++;
+    if (!p->cb.warning)
+        return;
+    if (p->max_warnings_reported >= 0 &&
+        p->stats.warnings > (uint64_t)p->max_warnings_reported)
+        return;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tread_warning w = {kind, offset, msg};
+    if (p->cb.warning(p->user, &w))
+        p->stop_requested = 1;
+}
+
+tread_status tread__fail(tread_parser *p, tread_error err, uint64_t offset,
+                         const char *fmt, ...)
+{
+    if (p->state == P_ERROR)
+        return TREAD_STATUS_ERROR; /* keep the first error */
+    p->state = P_ERROR;
+    p->err = err;
+    p->err_offset = offset;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err_msg, sizeof p->err_msg, fmt, ap);
+    va_end(ap);
+    return TREAD_STATUS_ERROR;
+}
+
+tread_error tread_get_error(const tread_parser *p) { return p->err; }
+const char *tread_get_error_message(const tread_parser *p) { return p->err ? p->err_msg : ""; }
+uint64_t tread_get_error_offset(const tread_parser *p) { return p->err_offset; }
+
+void tread_get_stats(const tread_parser *p, tread_stats *out)
+{
+    *out = p->stats;
+    out->bytes_decoded = p->dec_offset;
+}
+
+/* ---- format stage ----------------------------------------------------- */
+
+static tread_status start_decoder(tread_parser *p, tread_format f)
+{
+    p->format_known = 1;
+    p->stats.format = f;
+    switch (f) {
+    case TREAD_FORMAT_JSON:
+        p->dec = tread__json_decoder_create(p, &p->dec_ops);
+        if (!p->dec)
+            return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory creating the JSON decoder");
+        return TREAD_STATUS_OK;
+    case TREAD_FORMAT_UNKNOWN:
+        if (p->sniff.len == 0)
+            return tread__fail(p, TREAD_ERROR_UNKNOWN_FORMAT, 0, "empty input");
+        return tread__fail(p, TREAD_ERROR_UNKNOWN_FORMAT, 0,
+                           "input is not a trace format tread knows (Chrome JSON, Perfetto, "
+                           "Fuchsia FXT, ftrace text, systrace HTML)");
+    default:
+        return tread__fail(p, TREAD_ERROR_UNSUPPORTED, 0,
+                           "format recognised (%s), not supported yet", tread_format_name(f));
+    }
+}
+
+static tread_status run_decoder(tread_parser *p, const unsigned char *d, size_t n,
+                                size_t *consumed)
+{
+    *consumed = n;
+    tread_status st = p->dec_ops->feed(p->dec, d, n, consumed);
+    p->dec_offset += *consumed;
+    return st;
+}
+
+/* The bytes held while sniffing go to the decoder first. */
+static tread_status drain_sniff(tread_parser *p)
+{
+    if (p->sniff_pos >= p->sniff.len)
+        return TREAD_STATUS_OK;
+    size_t c;
+    tread_status st = run_decoder(p, p->sniff.data + p->sniff_pos, p->sniff.len - p->sniff_pos, &c);
+    p->sniff_pos += c;
+    return st;
+}
+
+static tread_status decide_format(tread_parser *p, int final)
+{
+    int need_more = 0;
+    tread_format f = p->forced_format
+                         ? (tread_format)p->forced_format
+                         : tread_sniff_format(p->sniff.data, p->sniff.len, final, &need_more);
+    if (need_more && p->sniff.len < TREAD_SNIFF_MAX)
+        return TREAD_STATUS_OK;
+    tread_status st = start_decoder(p, f);
+    if (st != TREAD_STATUS_OK)
+        return st;
+    return drain_sniff(p);
+}
+
+/* Decompressed bytes: sniff the format, then decode. */
+static tread_status push_decoded(tread_parser *p, const unsigned char *d, size_t n,
+                                 size_t *consumed)
+{
+    *consumed = 0;
+    if (!p->format_known) {
+        size_t take = TREAD_SNIFF_MAX - p->sniff.len;
+        if (take > n)
+            take = n;
+        if (tread_buf_append(&p->sniff, d, take))
+            return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory");
+        *consumed = take;
+        tread_status st = decide_format(p, 0);
+        if (st != TREAD_STATUS_OK || !p->format_known)
+            return st;
+        d += take;
+        n -= take;
+    }
+    size_t c;
+    tread_status st = run_decoder(p, d, n, &c);
+    *consumed += c;
+    return st;
+}
+
+/* ---- compression stage ------------------------------------------------ */
+
+static tread_status push_compressed(tread_parser *p, const unsigned char *d, size_t n,
+                                    size_t *consumed)
+{
+    if (p->stats.compression == TREAD_COMPRESSION_NONE)
+        return push_decoded(p, d, n, consumed);
+    *consumed = 0;
+    for (;;) {
+        size_t used = 0, out_len = 0;
+        int rc = tread_dz_run(&p->dz, d + *consumed, n - *consumed, &used, p->dz_out,
+                              DZ_OUT_SIZE, &out_len);
+        *consumed += used;
+        if (rc == TREAD_DZ_ERROR)
+            return tread__fail(p, TREAD_ERROR_DECOMPRESS, p->dz.in_used,
+                               "corrupt %s data at compressed byte %llu: %s",
+                               tread_compression_name(p->stats.compression),
+                               (unsigned long long)p->dz.in_used, p->dz.error);
+        if (rc == TREAD_DZ_NOMEM)
+            return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset, "out of memory in the decompressor");
+        if (rc == TREAD_DZ_TRAILING)
+            tread__warn(p, TREAD_WARN_TRAILING_DATA, p->dec_offset + out_len,
+                        "bytes after the last gzip member were ignored");
+        if (out_len) {
+            size_t c;
+            p->dz_out_len = out_len;
+            tread_status st = push_decoded(p, p->dz_out, out_len, &c);
+            p->dz_out_pos = c;
+            if (st != TREAD_STATUS_OK)
+                return st;
+            p->dz_out_len = p->dz_out_pos = 0;
+        }
+        if (out_len < DZ_OUT_SIZE && *consumed == n)
+            break;
+        if (out_len == 0 && used == 0)
+            break;
+    }
+    return TREAD_STATUS_OK;
+}
+
+static tread_status start_compression(tread_parser *p, tread_compression c)
+{
+    p->compression_known = 1;
+    p->stats.compression = c;
+    if (c == TREAD_COMPRESSION_NONE)
+        return TREAD_STATUS_OK;
+    p->dz_out = tread_malloc(&p->alloc, DZ_OUT_SIZE);
+    if (!p->dz_out)
+        return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory");
+    int rc = tread_dz_init(&p->dz, c, &p->alloc, p->zstd_window_log_max);
+    if (rc != TREAD_DZ_OK)
+        return tread__fail(p, rc == TREAD_DZ_NOMEM ? TREAD_ERROR_NOMEM : TREAD_ERROR_DECOMPRESS, 0,
+                           "cannot start the %s decoder", tread_compression_name(c));
+    return TREAD_STATUS_OK;
+}
+
+/* The bytes held while sniffing the compression (at most 4). */
+static tread_status drain_head(tread_parser *p)
+{
+    size_t c;
+    tread_status st = push_compressed(p, p->head, p->head_len, &c);
+    if (st == TREAD_STATUS_PAUSED &&
+        tread_buf_append(&p->pending_raw, p->head + c, p->head_len - c))
+        return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset, "out of memory");
+    p->head_len = 0;
+    return st;
+}
+
+static tread_status push_raw(tread_parser *p, const unsigned char *d, size_t n, size_t *consumed)
+{
+    *consumed = 0;
+    if (!p->compression_known) {
+        int need_more = 0;
+        tread_compression c = TREAD_COMPRESSION_NONE;
+        if (p->head_len == 0 && n >= sizeof p->head) {
+            if (p->decompress)
+                c = tread_sniff_compression(d, n, 0, &need_more);
+            tread_status st = start_compression(p, c);
+            return st != TREAD_STATUS_OK ? st : push_compressed(p, d, n, consumed);
+        }
+        size_t take = sizeof p->head - p->head_len;
+        if (take > n)
+            take = n;
+        memcpy(p->head + p->head_len, d, take);
+        p->head_len += take;
+        *consumed = take;
+        if (p->decompress)
+            c = tread_sniff_compression(p->head, p->head_len, 0, &need_more);
+        if (need_more)
+            return TREAD_STATUS_OK;
+        tread_status st = start_compression(p, c);
+        if (st == TREAD_STATUS_OK)
+            st = drain_head(p);
+        if (st != TREAD_STATUS_OK)
+            return st;
+        d += take;
+        n -= take;
+    }
+    size_t c;
+    tread_status st = push_compressed(p, d, n, &c);
+    *consumed += c;
+    return st;
+}
+
+/* ---- the public calls ------------------------------------------------- */
+
+static tread_status check_usable(tread_parser *p, const char *what)
+{
+    if (p->state == P_ERROR)
+        return TREAD_STATUS_ERROR;
+    if (p->state == P_PAUSED)
+        return tread__fail(p, TREAD_ERROR_MISUSE, p->dec_offset,
+                           "%s while paused: call tread_resume first", what);
+    if (p->state == P_FINISHED)
+        return tread__fail(p, TREAD_ERROR_MISUSE, p->dec_offset, "%s after the end of input", what);
+    return TREAD_STATUS_OK;
+}
+
+static tread_status pause_with(tread_parser *p, tread_status st)
+{
+    if (st == TREAD_STATUS_PAUSED)
+        p->state = P_PAUSED;
+    return st;
+}
+
+tread_status tread_feed(tread_parser *p, const void *data, size_t len)
+{
+    tread_status st = check_usable(p, "tread_feed");
+    if (st != TREAD_STATUS_OK)
+        return st;
+    if (!data && len)
+        return tread__fail(p, TREAD_ERROR_MISUSE, p->dec_offset, "tread_feed: NULL data");
+    p->state = P_RUNNING;
+    p->stats.bytes_in += len;
+    size_t c = 0;
+    st = push_raw(p, data, len, &c);
+    if (st == TREAD_STATUS_PAUSED &&
+        tread_buf_append(&p->pending_raw, (const unsigned char *)data + c, len - c))
+        return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset, "out of memory");
+    return pause_with(p, st);
+}
+
+static tread_status finish_input(tread_parser *p)
+{
+    p->pause_in_finish = 1;
+    tread_status st;
+    if (!p->compression_known) {
+        int need_more;
+        tread_compression c = p->decompress
+                                  ? tread_sniff_compression(p->head, p->head_len, 1, &need_more)
+                                  : TREAD_COMPRESSION_NONE;
+        st = start_compression(p, c);
+        if (st == TREAD_STATUS_OK)
+            st = drain_head(p);
+        if (st != TREAD_STATUS_OK)
+            return pause_with(p, st);
+    }
+    if (p->stats.compression != TREAD_COMPRESSION_NONE && !p->dz_truncation_reported) {
+        p->dz_truncation_reported = 1;
+        if (!tread_dz_complete(&p->dz))
+            tread__warn(p, TREAD_WARN_COMPRESSED_TRUNCATED, p->dec_offset,
+                        "the %s stream ends early (cut off?): decoded what arrived",
+                        tread_compression_name(p->stats.compression));
+    }
+    if (!p->format_known) {
+        st = decide_format(p, 1);
+        if (st != TREAD_STATUS_OK)
+            return pause_with(p, st);
+    }
+    st = p->dec_ops->finish(p->dec);
+    if (st == TREAD_STATUS_PAUSED)
+        return pause_with(p, st);
+    if (st == TREAD_STATUS_OK)
+        p->state = P_FINISHED;
+    p->pause_in_finish = 0;
+    return st;
+}
+
+tread_status tread_finish(tread_parser *p)
+{
+    tread_status st = check_usable(p, "tread_finish");
+    if (st != TREAD_STATUS_OK)
+        return st;
+    p->state = P_RUNNING;
+    return finish_input(p);
+}
+
+tread_status tread_resume(tread_parser *p)
+{
+    if (p->state == P_ERROR)
+        return TREAD_STATUS_ERROR;
+    if (p->state != P_PAUSED)
+        return tread__fail(p, TREAD_ERROR_MISUSE, p->dec_offset, "tread_resume: the parser is not paused");
+    p->state = P_RUNNING;
+    size_t c;
+    tread_status st = TREAD_STATUS_OK;
+    if (p->format_known) {
+        /* lets the decoder finish a record it stopped inside */
+        st = run_decoder(p, NULL, 0, &c);
+        if (st == TREAD_STATUS_OK)
+            st = drain_sniff(p);
+        if (st == TREAD_STATUS_OK && p->dz_out_pos < p->dz_out_len) {
+            st = run_decoder(p, p->dz_out + p->dz_out_pos, p->dz_out_len - p->dz_out_pos, &c);
+            p->dz_out_pos += c;
+        }
+    }
+    if (st != TREAD_STATUS_OK)
+        return pause_with(p, st);
+    p->dz_out_pos = p->dz_out_len = 0;
+    if (p->pending_raw_pos < p->pending_raw.len) {
+        /* push_raw may pause again and append to pending_raw: work on a
+         * private copy of the position */
+        size_t start = p->pending_raw_pos, len = p->pending_raw.len;
+        st = push_raw(p, p->pending_raw.data + start, len - start, &c);
+        p->pending_raw_pos = start + c;
+        if (st != TREAD_STATUS_OK)
+            return pause_with(p, st);
+    }
+    p->pending_raw.len = p->pending_raw_pos = 0;
+    if (p->pause_in_finish)
+        return finish_input(p);
+    if (p->src_fd >= 0)
+        return tread__read_fd_loop(p);
+    return TREAD_STATUS_OK;
+}

@@ -1,0 +1,108 @@
+/*
+ * The parser handle and the push pipeline:
+ *   caller bytes -> decompress (sniffed) -> sniff format -> decoder
+ * Decoders report events, warnings and errors through the tread__* calls
+ * below, which keep the statistics and turn a callback's non-zero return
+ * into a stop request honoured at the next event boundary.
+ */
+#ifndef TREAD_CORE_PARSER_H
+#define TREAD_CORE_PARSER_H
+
+#include <tread.h>
+#include <tread/json.h>
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/decompress.h"
+
+/* A format decoder. feed consumes decompressed bytes: on TREAD_STATUS_OK
+ * all of them, on TREAD_STATUS_PAUSED *consumed of them (the rest is fed
+ * again on resume, with a fresh call). finish ends the input. */
+typedef struct tread_decoder_ops {
+    tread_status (*feed)(void *dec, const unsigned char *data, size_t len,
+                         size_t *consumed);
+    tread_status (*finish)(void *dec);
+    void (*destroy)(void *dec);
+} tread_decoder_ops;
+
+enum { P_NEW = 0, P_RUNNING, P_PAUSED, P_FINISHED, P_ERROR };
+
+struct tread_parser {
+    tread_alloc alloc;
+    tread_callbacks cb;
+    void *user;
+
+    /* options */
+    int forced_format;
+    int max_depth;
+    size_t max_event_bytes;
+    size_t max_string_bytes;
+    int lenient;
+    int decompress;
+    int64_t max_warnings_reported;
+    int zstd_window_log_max;
+
+    int state;
+    int pause_in_finish;
+    int stop_requested;
+
+    /* compression stage */
+    unsigned char head[4];
+    size_t head_len;
+    int compression_known;
+    tread_decompressor dz;
+    unsigned char *dz_out;      /* decompressed, not yet consumed */
+    size_t dz_out_pos, dz_out_len;
+    int dz_truncation_reported;
+
+    /* raw input left over by a pause */
+    tread_buf pending_raw;
+    size_t pending_raw_pos;
+
+    /* format stage */
+    tread_buf sniff;
+    size_t sniff_pos;           /* held bytes already decoded */
+    int format_known;
+    const tread_decoder_ops *dec_ops;
+    void *dec;
+    uint64_t dec_offset;        /* decompressed bytes handed to the decoder */
+
+    /* errors */
+    tread_error err;
+    uint64_t err_offset;
+    char err_msg[256];
+
+    tread_stats stats;
+
+    /* tread_parse_fd / tread_parse_path */
+    int src_fd;
+    int src_owned;
+    int src_eof;
+    unsigned char *read_buf;
+};
+
+/* Delivers an event (fills in format). */
+void tread__emit(tread_parser *p, tread_event *ev);
+/* Delivers a JSON raw record to the json_raw hook. */
+void tread__emit_json_raw(tread_parser *p, const tread_json_raw *raw);
+/* Counts a warning and reports it (printf-style message). */
+void tread__warn(tread_parser *p, tread_warning_kind kind, uint64_t offset,
+                 const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Records an error; returns TREAD_STATUS_ERROR. */
+tread_status tread__fail(tread_parser *p, tread_error err, uint64_t offset,
+                         const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* tread_parse_fd's read loop; tread_resume goes back into it. */
+tread_status tread__read_fd_loop(tread_parser *p);
+
+/* Decoder constructors (NULL when out of memory). */
+void *tread__json_decoder_create(tread_parser *p, const tread_decoder_ops **ops);
+
+#endif

@@ -1,0 +1,154 @@
+#include "core/sniff.h"
+
+#include <string.h>
+
+tread_compression tread_sniff_compression(const unsigned char *d, size_t n,
+                                          int final, int *need_more)
+{
+    static const unsigned char gz[2] = {0x1f, 0x8b};
+    static const unsigned char zst[4] = {0x28, 0xb5, 0x2f, 0xfd};
+    *need_more = 0;
+    if (n >= 2 && memcmp(d, gz, 2) == 0)
+        return TREAD_COMPRESSION_GZIP;
+    if (n >= 4 && memcmp(d, zst, 4) == 0)
+        return TREAD_COMPRESSION_ZSTD;
+    /* zstd skippable frame: 0x184D2A5? little endian */
+    if (n >= 4 && (d[0] & 0xf0) == 0x50 && d[1] == 0x2a && d[2] == 0x4d && d[3] == 0x18)
+        return TREAD_COMPRESSION_ZSTD;
+    if (!final && n < 4) {
+        /* could still become a magic number */
+        int maybe = (n == 0) || (d[0] == 0x1f && n < 2) || d[0] == 0x28 ||
+                    (d[0] & 0xf0) == 0x50;
+        if (n >= 2 && d[0] == 0x28)
+            maybe = d[1] == 0xb5 && (n < 3 || d[2] == 0x2f);
+        if (n >= 2 && (d[0] & 0xf0) == 0x50)
+            maybe = d[1] == 0x2a && (n < 3 || d[2] == 0x4d);
+        if (maybe) {
+            *need_more = 1;
+            return TREAD_COMPRESSION_NONE;
+        }
+    }
+    return TREAD_COMPRESSION_NONE;
+}
+
+static int is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/* Is there a plausible protobuf field key at d? */
+static int pb_key_ok(unsigned char c)
+{
+    unsigned wt = c & 7;
+    return (c >> 3) != 0 && (wt == 0 || wt == 1 || wt == 2 || wt == 5);
+}
+
+static int has_prefix_ci(const unsigned char *d, size_t n, const char *s)
+{
+    size_t k = strlen(s);
+    if (n < k)
+        return 0;
+    for (size_t i = 0; i < k; i++) {
+        unsigned char c = d[i];
+        if (c >= 'A' && c <= 'Z')
+            c = (unsigned char)(c - 'A' + 'a');
+        if (c != (unsigned char)s[i])
+            return 0;
+    }
+    return 1;
+}
+
+static int contains(const unsigned char *d, size_t n, const char *s)
+{
+    size_t k = strlen(s);
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(d + i, s, k) == 0)
+            return 1;
+    return 0;
+}
+
+tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
+                                int *need_more)
+{
+    static const unsigned char fxt_magic[8] = {0x10, 0x00, 0x04, 0x46, 0x78, 0x54, 0x16, 0x00};
+    *need_more = 0;
+    if (n == 0) {
+        *need_more = !final;
+        return TREAD_FORMAT_UNKNOWN;
+    }
+    /* FXT: the magic number record. */
+    if (d[0] == 0x10) {
+        if (n < 8 && !final) {
+            *need_more = memcmp(d, fxt_magic, n) == 0;
+            if (*need_more)
+                return TREAD_FORMAT_UNKNOWN;
+        } else if (n >= 8 && memcmp(d, fxt_magic, 8) == 0) {
+            return TREAD_FORMAT_FXT;
+        }
+    }
+    size_t i = 0;
+    if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+        i = 3; /* UTF-8 byte-order mark */
+    else if (!final && n < 3 && d[0] == 0xef)
+        return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+    size_t j = i;
+    while (j < n && is_ws(d[j]))
+        j++;
+    /* Perfetto: field 1 (packet), length-delimited, then a packet whose
+     * first key is a valid protobuf key. A JSON text may also start with
+     * '\n', so look for JSON first when the bytes after the whitespace
+     * read like the start of a JSON trace. */
+    if (j < n && (d[j] == '{' || d[j] == '[')) {
+        size_t k = j + 1;
+        while (k < n && is_ws(d[k]))
+            k++;
+        if (k >= n && !final && n < TREAD_SNIFF_MAX)
+            return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+        if (k >= n || d[k] == '"' || d[k] == '}' || d[k] == ']' || d[k] == '{' ||
+            d[k] == '/' || d[0] != 0x0a)
+            return TREAD_FORMAT_JSON;
+    }
+    if (i == 0 && d[0] == 0x0a) {
+        size_t k = 1;
+        uint64_t len = 0;
+        int shift = 0;
+        while (k < n && k < 11 && (d[k] & 0x80)) {
+            len |= (uint64_t)(d[k] & 0x7f) << shift;
+            shift += 7;
+            k++;
+        }
+        if (k >= n) {
+            if (!final)
+                return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+        } else {
+            len |= (uint64_t)(d[k] & 0x7f) << shift;
+            k++;
+            if (len == 0 || k >= n) {
+                if (!final && k >= n)
+                    return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+                if (len == 0)
+                    return TREAD_FORMAT_PERFETTO;
+            } else if (pb_key_ok(d[k])) {
+                return TREAD_FORMAT_PERFETTO;
+            }
+        }
+    }
+    if (j >= n) {
+        if (!final && n < TREAD_SNIFF_MAX)
+            return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+        return TREAD_FORMAT_UNKNOWN;
+    }
+    /* Text: ftrace and systrace HTML (see corpus/ftrace/GRAMMAR.md). */
+    size_t window = n - i < 128 ? n - i : 128;
+    if (window < 128 && !final && n < TREAD_SNIFF_MAX) {
+        /* need 128 bytes to apply the text rules */
+        if (d[j] != '{' && d[j] != '[')
+            return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+    }
+    const unsigned char *t = d + i;
+    if (has_prefix_ci(t + (j - i), n - j, "<!doctype html") || has_prefix_ci(t + (j - i), n - j, "<html"))
+        return TREAD_FORMAT_SYSTRACE;
+    if (contains(t, window, "# tracer") || contains(t, window, "TRACE:\n") ||
+        has_prefix_ci(t, n - i, "cpus=") || (t[0] == ' ' && j < n && d[j] != '{' && d[j] != '['))
+        return TREAD_FORMAT_FTRACE;
+    if (d[j] == '{' || d[j] == '[')
+        return TREAD_FORMAT_JSON;
+    return TREAD_FORMAT_UNKNOWN;
+}

@@ -1,0 +1,564 @@
+#include "json/json_decoder.h"
+#include "core/args.h"
+
+#include <string.h>
+
+#define D json_decoder *d = (json_decoder *)ctx
+
+static int key_is(const tread_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    return b->len == n && memcmp(b->data, s, n) == 0;
+}
+
+/* ---- failing and pausing from inside yajl ----------------------------- */
+
+static int fail_buf(json_decoder *d, int rc, const char *what)
+{
+    if (rc == -2) {
+        if (d->cap == CAP_RECORD || d->cap == CAP_TOP)
+            tread__fail(d->p, TREAD_ERROR_LIMIT_EVENT, d->rec.offset,
+                        "%s larger than the limit of %zu bytes (TREAD_OPT_MAX_EVENT_BYTES)",
+                        what, d->p->max_event_bytes);
+        else
+            tread__fail(d->p, TREAD_ERROR_LIMIT_STRING, json_cur_off(d), "%s too long", what);
+    } else {
+        tread__fail(d->p, TREAD_ERROR_NOMEM, json_cur_off(d), "out of memory");
+    }
+    return 0; /* cancels yajl */
+}
+
+/* After a record or a skipped value: honour a stop request. */
+static int boundary(json_decoder *d)
+{
+    if (!d->p->stop_requested)
+        return 1;
+    d->p->stop_requested = 0;
+    d->pausing = 1;
+    d->pause_taken = yajl_get_bytes_consumed(d->yh);
+    return 0;
+}
+
+static int finish_record(json_decoder *d)
+{
+    d->cap = CAP_NONE;
+    if (json_emit_record(d, 0)) {
+        d->p->stop_requested = 1; /* boundary() pauses */
+        d->emit_pending = 1;
+    }
+    return boundary(d);
+}
+
+/* ---- where a value stands --------------------------------------------- */
+
+enum { ACT_NONE = 0, ACT_APPEND, ACT_RECORD, ACT_SKIP, ACT_FAIL };
+
+static int begin_top_capture(json_decoder *d, const char *prefix)
+{
+    json_record_reset(&d->rec, TREAD_JSON_TOP_LEVEL, d->key_end_off);
+    tread_buf *k = &d->rec.key;
+    k->len = 0;
+    const tread_buf *src = prefix ? &d->sub_key : &d->top_key;
+    int rc = 0;
+    if (prefix)
+        rc = tread_buf_append(k, prefix, strlen(prefix));
+    if (!rc)
+        rc = tread_buf_append(k, src->data, src->len);
+    if (!rc)
+        rc = tread_buf_append(k, "", 1);
+    if (!rc)
+        rc = args_put_str(&d->rec.tok, TOK_KEY, k->data, k->len - 1);
+    d->cap = CAP_TOP;
+    if (rc) {
+        fail_buf(d, rc, "top-level value");
+        return ACT_FAIL;
+    }
+    return ACT_APPEND;
+}
+
+/* A value starts outside any capture. container: 'm', 'a' or 0 (scalar).
+ * *new_role gets the role of the container it opens. */
+static int place_value(json_decoder *d, int container, int *new_role)
+{
+    *new_role = ROLE_NONE;
+    if (d->depth == 0) {
+        d->doc_started = 1;
+        if (container == 'a') {
+            *new_role = ROLE_EVENTS;
+            return ACT_NONE;
+        }
+        if (container == 'm') {
+            *new_role = ROLE_TOP;
+            return ACT_NONE;
+        }
+        tread__fail(d->p, TREAD_ERROR_SYNTAX, json_cur_off(d),
+                    "a JSON trace is an object or an array, not a bare value");
+        return ACT_FAIL;
+    }
+    tread_json_section sect = TREAD_JSON_TRACE_EVENTS;
+    switch (d->role[d->depth - 1]) {
+    case ROLE_TOP:
+        if (container == 'a' && key_is(&d->top_key, "traceEvents")) {
+            *new_role = ROLE_EVENTS;
+            return ACT_NONE;
+        }
+        if (container == 'a' && key_is(&d->top_key, "samples")) {
+            *new_role = ROLE_SAMPLES;
+            return ACT_NONE;
+        }
+        if (container == 'm' && key_is(&d->top_key, "stackFrames")) {
+            *new_role = ROLE_FRAMES;
+            return ACT_NONE;
+        }
+        if (key_is(&d->top_key, "systemTraceEvents") && container) {
+            *new_role = container == 'm' ? ROLE_SYS_DICT : ROLE_SYS_EVENTS;
+            return ACT_NONE;
+        }
+        return begin_top_capture(d, NULL);
+    case ROLE_SYS_DICT:
+        if (container == 'a' && key_is(&d->sub_key, "events")) {
+            *new_role = ROLE_SYS_EVENTS;
+            return ACT_NONE;
+        }
+        return begin_top_capture(d, "systemTraceEvents.");
+    case ROLE_SAMPLES:
+        sect = TREAD_JSON_SAMPLES;
+        goto element;
+    case ROLE_SYS_EVENTS:
+        sect = TREAD_JSON_SYSTEM_EVENTS;
+        goto element;
+    case ROLE_FRAMES:
+        sect = TREAD_JSON_STACK_FRAMES;
+        goto element;
+    case ROLE_EVENTS:
+    element:
+        if (container == 'm') {
+            json_record_reset(&d->rec, sect, json_cur_off(d) - 1);
+            if (sect == TREAD_JSON_STACK_FRAMES) {
+                tread_buf *k = &d->rec.key;
+                k->len = 0;
+                int rc = tread_buf_append(k, d->sub_key.data, d->sub_key.len);
+                if (!rc)
+                    rc = tread_buf_append(k, "", 1);
+                if (rc) {
+                    fail_buf(d, rc, "stack frame id");
+                    return ACT_FAIL;
+                }
+            }
+            d->cap = CAP_RECORD;
+            return ACT_RECORD;
+        }
+        tread__warn(d->p, sect == TREAD_JSON_STACK_FRAMES ? TREAD_WARN_BAD_FIELD : TREAD_WARN_NOT_AN_EVENT,
+                    json_cur_off(d), "%s where an object was expected: skipped",
+                    container == 'a' ? "an array" : "a scalar");
+        if (container)
+            d->cap = CAP_SKIP;
+        return ACT_SKIP;
+    default:
+        return ACT_SKIP;
+    }
+}
+
+/* ---- tokens ----------------------------------------------------------- */
+
+static inline int note_field(json_decoder *d)
+{
+    if (d->rec.cur_field >= 0 && d->depth == d->cap_depth && d->cap == CAP_RECORD) {
+        d->rec.field[d->rec.cur_field] = d->rec.tok.len + 1;
+        d->rec.cur_field = -1;
+    }
+    return 1;
+}
+
+/* A scalar value: appended to the capture, or placed. */
+static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
+{
+    int top_scalar = 0;
+    if (d->cap == CAP_NONE) {
+        int role;
+        int act = place_value(d, 0, &role);
+        if (act == ACT_FAIL)
+            return 0;
+        if (act == ACT_SKIP)
+            return boundary(d);
+        top_scalar = 1; /* ACT_APPEND: a top-level key's scalar value */
+    } else if (d->cap == CAP_SKIP) {
+        return 1;
+    }
+    note_field(d);
+    int rc = type >= TOK_KEY ? args_put_str(&d->rec.tok, type, s, n) : args_put_tok(&d->rec.tok, type);
+    if (rc)
+        return fail_buf(d, rc, "record");
+    if (top_scalar)
+        return finish_record(d);
+    return 1;
+}
+
+static int y_null(void *ctx)
+{
+    D;
+    if (d->replaying) return 1;
+    return scalar(d, TOK_NULL, NULL, 0);
+}
+
+static int y_boolean(void *ctx, int v)
+{
+    D;
+    if (d->replaying) return 1;
+    return scalar(d, v ? TOK_TRUE : TOK_FALSE, NULL, 0);
+}
+
+static int y_number(void *ctx, const char *s, size_t n)
+{
+    D;
+    if (d->replaying) return 1;
+    if (d->special) {
+        unsigned t = d->special == JSON_SPECIAL_NAN ? TOK_NAN
+                     : d->special == JSON_SPECIAL_POS_INF ? TOK_POS_INF : TOK_NEG_INF;
+        d->special = 0;
+        return scalar(d, t, d->special_text, d->special_len);
+    }
+    return scalar(d, TOK_NUM, s, n);
+}
+
+static int y_string(void *ctx, const unsigned char *s, size_t n)
+{
+    D;
+    if (d->replaying) return 1;
+    if (n > d->p->max_string_bytes) {
+        tread__fail(d->p, TREAD_ERROR_LIMIT_STRING, json_cur_off(d),
+                    "string longer than the limit of %zu bytes", d->p->max_string_bytes);
+        return 0;
+    }
+    return scalar(d, TOK_STR, s, n);
+}
+
+static int y_map_key(void *ctx, const unsigned char *s, size_t n)
+{
+    D;
+    if (d->replaying) return 1;
+    if (d->cap == CAP_RECORD || d->cap == CAP_TOP) {
+        if (d->cap == CAP_RECORD && d->depth == d->cap_depth)
+            d->rec.cur_field = json_field_lookup(s, n);
+        int rc = args_put_str(&d->rec.tok, TOK_KEY, s, n);
+        return rc ? fail_buf(d, rc, "record") : 1;
+    }
+    if (d->cap == CAP_SKIP)
+        return 1;
+    tread_buf *k = d->depth == 1 ? &d->top_key : &d->sub_key;
+    k->len = 0;
+    int rc = tread_buf_append(k, s, n);
+    if (rc)
+        return fail_buf(d, rc, "key");
+    d->key_end_off = json_cur_off(d);
+    return 1;
+}
+
+static int open_container(json_decoder *d, int type)
+{
+    if (d->depth >= d->max_depth) {
+        tread__fail(d->p, TREAD_ERROR_LIMIT_DEPTH, json_cur_off(d) - 1,
+                    "nesting deeper than the limit of %d (TREAD_OPT_MAX_DEPTH)", d->max_depth);
+        return 0;
+    }
+    int role = ROLE_NONE, act = ACT_APPEND;
+    if (d->cap == CAP_NONE) {
+        act = place_value(d, type, &role);
+        if (act == ACT_FAIL)
+            return 0;
+    }
+    if (act == ACT_APPEND && d->cap != CAP_SKIP) {
+        note_field(d);
+        int rc = args_put_tok(&d->rec.tok, type == 'm' ? TOK_DICT_BEGIN : TOK_ARRAY_BEGIN);
+        if (rc)
+            return fail_buf(d, rc, "record");
+    }
+    d->stack[d->depth] = (unsigned char)type;
+    d->role[d->depth] = (unsigned char)role;
+    d->depth++;
+    if (d->cap != CAP_NONE && act != ACT_APPEND)
+        d->cap_depth = d->depth; /* this container is the capture's root */
+    else if (act == ACT_APPEND && d->cap == CAP_TOP && d->cap_depth == 0)
+        d->cap_depth = d->depth;
+    return 1;
+}
+
+static int close_container(json_decoder *d, int type)
+{
+    if (d->depth == 0)
+        return 1;
+    if (d->cap != CAP_NONE && d->depth == d->cap_depth) {
+        /* the capture's root closes */
+        int cap = d->cap;
+        d->depth--;
+        d->cap_depth = 0;
+        if (cap == CAP_SKIP) {
+            d->cap = CAP_NONE;
+            return boundary(d);
+        }
+        if (cap == CAP_TOP) {
+            int rc = args_put_tok(&d->rec.tok, type == 'm' ? TOK_DICT_END : TOK_ARRAY_END);
+            if (rc)
+                return fail_buf(d, rc, "record");
+        } else if (d->rec.tok.len == 0) {
+            d->cap = CAP_NONE;
+            tread__warn(d->p, TREAD_WARN_EMPTY_EVENT, d->rec.offset, "empty event {} skipped");
+            return boundary(d);
+        }
+        return finish_record(d);
+    }
+    if (d->cap == CAP_RECORD || d->cap == CAP_TOP) {
+        int rc = args_put_tok(&d->rec.tok, type == 'm' ? TOK_DICT_END : TOK_ARRAY_END);
+        if (rc)
+            return fail_buf(d, rc, "record");
+    }
+    d->depth--;
+    if (d->depth == 0 && d->cap == CAP_NONE) {
+        d->doc_done = 1;
+        d->done_in_slice = 1;
+        d->done_taken = yajl_get_bytes_consumed(d->yh);
+    }
+    return 1;
+}
+
+static int y_start_map(void *ctx) { D; return d->replaying ? 1 : open_container(d, 'm'); }
+static int y_start_array(void *ctx) { D; return d->replaying ? 1 : open_container(d, 'a'); }
+static int y_end_map(void *ctx) { D; return d->replaying ? 1 : close_container(d, 'm'); }
+static int y_end_array(void *ctx) { D; return d->replaying ? 1 : close_container(d, 'a'); }
+
+/* ---- yajl handle, rebuilt after a pause ------------------------------- */
+
+static void *y_malloc(void *ctx, size_t n) { return tread_malloc((const tread_alloc *)ctx, n); }
+static void *y_realloc(void *ctx, void *p, size_t n) { return tread_realloc((const tread_alloc *)ctx, p, n); }
+static void y_free(void *ctx, void *p) { tread_free((const tread_alloc *)ctx, p); }
+
+/* yajl cannot resume after a callback cancels it, so a pause throws the
+ * handle away; the new one is put back in the same place by feeding it a
+ * prefix made from the container stack, with callbacks muted. */
+static int rebuild_yajl(json_decoder *d)
+{
+    if (d->yh)
+        yajl_free(d->yh);
+    d->yh = yajl_alloc(&d->ycb, &d->yaf, d);
+    if (!d->yh) {
+        tread__fail(d->p, TREAD_ERROR_NOMEM, d->p->dec_offset, "out of memory");
+        return -1;
+    }
+    yajl_config(d->yh, yajl_dont_validate_strings, 1);
+    yajl_config(d->yh, yajl_allow_partial_values, 1);
+    yajl_config(d->yh, yajl_allow_trailing_garbage, 1);
+    d->yajl_dead = 0;
+    if (d->depth == 0)
+        return 0;
+    d->replaying = 1;
+    for (int i = 0; i < d->depth; i++) {
+        const char *piece = d->stack[i] == 'm' ? (i + 1 == d->depth ? "{\"\":0" : "{\"\":")
+                                               : (i + 1 == d->depth ? "[0" : "[");
+        yajl_parse(d->yh, (const unsigned char *)piece, strlen(piece));
+    }
+    d->replaying = 0;
+    return 0;
+}
+
+/* After the document: whitespace is fine, anything else is reported. */
+static int check_trailing(json_decoder *d, const unsigned char *s, size_t n, uint64_t off)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0)
+            continue;
+        if (!d->p->lenient) {
+            tread__fail(d->p, TREAD_ERROR_SYNTAX, off + i, "data after the end of the JSON document");
+            return -1;
+        }
+        if (!d->trailing_reported) {
+            d->trailing_reported = 1;
+            tread__warn(d->p, TREAD_WARN_TRAILING_DATA, off + i,
+                        "data after the end of the JSON document ignored");
+        }
+        break;
+    }
+    return 0;
+}
+
+static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
+{
+    unsigned char *msg = yajl_get_error(d->yh, 0, s, n);
+    const char *m = msg ? (const char *)msg : "invalid JSON";
+    size_t ml = strlen(m);
+    while (ml && (m[ml - 1] == '\n' || m[ml - 1] == ' '))
+        ml--;
+    tread__fail(d->p, TREAD_ERROR_SYNTAX, json_cur_off(d) ? json_cur_off(d) - (d->slice_synthetic ? 0 : 1) : 0,
+                "invalid JSON: %.*s", (int)ml, m);
+    if (msg)
+        yajl_free_error(d->yh, msg);
+    return -1;
+}
+
+static int json_sink(void *ctx, const unsigned char *s, size_t n, uint64_t off,
+                     int synthetic, size_t *taken)
+{
+    D;
+    *taken = n;
+    if (d->doc_done)
+        return check_trailing(d, s, n, off);
+    if (d->yajl_dead && rebuild_yajl(d))
+        return -1;
+    d->slice_off = off;
+    d->slice_synthetic = synthetic;
+    d->done_in_slice = 0;
+    yajl_status st = yajl_parse(d->yh, s, n);
+    if (st == yajl_status_ok) {
+        if (d->done_in_slice && d->done_taken < n)
+            return check_trailing(d, s + d->done_taken, n - d->done_taken, off + d->done_taken);
+        return 0;
+    }
+    if (st == yajl_status_client_canceled) {
+        d->yajl_dead = 1;
+        if (d->pausing) {
+            d->pausing = 0;
+            *taken = d->pause_taken;
+            return 1;
+        }
+        return -1; /* the error is recorded */
+    }
+    return report_yajl_error(d, s, n);
+}
+
+static void on_special(void *ctx, int kind, const char *text, size_t len)
+{
+    D;
+    d->special = kind;
+    if (len > sizeof d->special_text)
+        len = sizeof d->special_text;
+    memcpy(d->special_text, text, len);
+    d->special_len = len;
+}
+
+/* ---- decoder interface ------------------------------------------------ */
+
+static tread_status continue_emit(json_decoder *d)
+{
+    if (d->emit_pending) {
+        d->emit_pending = 0;
+        if (json_emit_record(d, d->emit_next)) {
+            d->emit_pending = 1;
+            d->p->stop_requested = 0;
+            return TREAD_STATUS_PAUSED;
+        }
+    }
+    if (d->p->stop_requested) {
+        d->p->stop_requested = 0;
+        return TREAD_STATUS_PAUSED;
+    }
+    return TREAD_STATUS_OK;
+}
+
+static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, size_t *consumed)
+{
+    json_decoder *d = dec;
+    *consumed = 0;
+    tread_status st = continue_emit(d);
+    if (st != TREAD_STATUS_OK || len == 0)
+        return st;
+    int rc = json_filter_feed(&d->filter, data, len, d->p->dec_offset, consumed);
+    return rc == 0 ? TREAD_STATUS_OK : rc == 1 ? TREAD_STATUS_PAUSED : TREAD_STATUS_ERROR;
+}
+
+static tread_status jd_finish(void *dec)
+{
+    json_decoder *d = dec;
+    tread_parser *p = d->p;
+    tread_status st = continue_emit(d);
+    if (st != TREAD_STATUS_OK)
+        return st;
+    int rc = json_filter_finish(&d->filter, p->dec_offset);
+    if (rc)
+        return rc == 1 ? TREAD_STATUS_PAUSED : TREAD_STATUS_ERROR;
+    if (!d->doc_done) {
+        if (d->yajl_dead && rebuild_yajl(d))
+            return TREAD_STATUS_ERROR;
+        d->slice_off = p->dec_offset;
+        d->slice_synthetic = 1;
+        yajl_status ys = yajl_complete_parse(d->yh);
+        if (ys == yajl_status_client_canceled) {
+            d->yajl_dead = 1;
+            if (d->pausing) {
+                d->pausing = 0;
+                return TREAD_STATUS_PAUSED;
+            }
+            return TREAD_STATUS_ERROR;
+        }
+        if (ys != yajl_status_ok) {
+            report_yajl_error(d, NULL, 0);
+            return TREAD_STATUS_ERROR;
+        }
+    }
+    if (!d->doc_started)
+        return tread__fail(p, TREAD_ERROR_SYNTAX, p->dec_offset, "no JSON value in the input");
+    if (d->cap == CAP_RECORD || d->cap == CAP_TOP) {
+        tread__warn(p, TREAD_WARN_TRUNCATED_EVENT, d->rec.offset,
+                    "input ends inside a record that starts at byte %llu: dropped",
+                    (unsigned long long)d->rec.offset);
+        d->cap = CAP_NONE;
+    }
+    if (!d->doc_done && d->depth > 0)
+        tread__warn(p, TREAD_WARN_MISSING_END, p->dec_offset,
+                    "input ends before the JSON document is closed (missing %s)",
+                    d->stack[0] == 'm' ? "]}" : "]");
+    p->stop_requested = 0; /* nothing is left to stop */
+    return TREAD_STATUS_OK;
+}
+
+static void jd_destroy(void *dec)
+{
+    json_decoder *d = dec;
+    const tread_alloc *a = &d->p->alloc;
+    if (d->yh)
+        yajl_free(d->yh);
+    tread_buf_free(&d->rec.tok);
+    tread_buf_free(&d->rec.key);
+    tread_buf_free(&d->top_key);
+    tread_buf_free(&d->sub_key);
+    tread_free(a, d->stack);
+    tread_free(a, d->role);
+    tread_free(a, d);
+}
+
+static const tread_decoder_ops json_ops = {jd_feed, jd_finish, jd_destroy};
+
+void *tread__json_decoder_create(tread_parser *p, const tread_decoder_ops **ops)
+{
+    json_decoder *d = tread_malloc(&p->alloc, sizeof *d);
+    if (!d)
+        return NULL;
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    d->max_depth = p->max_depth;
+    d->stack = tread_malloc(&p->alloc, (size_t)d->max_depth);
+    d->role = tread_malloc(&p->alloc, (size_t)d->max_depth);
+    tread_buf_init(&d->rec.tok, &p->alloc, p->max_event_bytes);
+    tread_buf_init(&d->rec.key, &p->alloc, p->max_string_bytes + 32);
+    tread_buf_init(&d->top_key, &p->alloc, p->max_string_bytes);
+    tread_buf_init(&d->sub_key, &p->alloc, p->max_string_bytes);
+    d->ycb.yajl_null = y_null;
+    d->ycb.yajl_boolean = y_boolean;
+    d->ycb.yajl_number = y_number; /* raw text: exact times, no 64-bit overflow abort */
+    d->ycb.yajl_string = y_string;
+    d->ycb.yajl_start_map = y_start_map;
+    d->ycb.yajl_map_key = y_map_key;
+    d->ycb.yajl_end_map = y_end_map;
+    d->ycb.yajl_start_array = y_start_array;
+    d->ycb.yajl_end_array = y_end_array;
+    d->yaf.malloc = y_malloc;
+    d->yaf.realloc = y_realloc;
+    d->yaf.free = y_free;
+    d->yaf.ctx = (void *)&p->alloc;
+    json_filter_init(&d->filter, p, json_sink, on_special, d);
+    if (!d->stack || !d->role || rebuild_yajl(d)) {
+        jd_destroy(d);
+        return NULL;
+    }
+    *ops = &json_ops;
+    return d;
+}

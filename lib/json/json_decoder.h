@@ -1,0 +1,86 @@
+/*
+ * The Chrome JSON decoder: yajl drives a small state machine that knows
+ * where in the trace file each value stands (traceEvents[], samples[],
+ * stackFrames{}, systemTraceEvents, other top-level keys), captures one
+ * record at a time and hands it to json_emit.
+ *
+ * Memory: the yajl handle, the container stack (bounded by
+ * TREAD_OPT_MAX_DEPTH) and the record being assembled (bounded by
+ * TREAD_OPT_MAX_EVENT_BYTES). Nothing grows with the trace.
+ */
+#ifndef TREAD_JSON_DECODER_H
+#define TREAD_JSON_DECODER_H
+
+#include <yajl/yajl_parse.h>
+#include "core/parser.h"
+#include "json/json_filter.h"
+#include "json/json_record.h"
+
+/* What the values directly inside a container are. */
+enum json_role {
+    ROLE_NONE = 0,
+    ROLE_TOP,           /* the top-level object: trace-level keys */
+    ROLE_EVENTS,        /* traceEvents[] or the top-level array */
+    ROLE_SAMPLES,       /* samples[] */
+    ROLE_FRAMES,        /* stackFrames{} */
+    ROLE_SYS_DICT,      /* systemTraceEvents{} (Fuchsia) */
+    ROLE_SYS_EVENTS     /* systemTraceEvents.events[] */
+};
+
+enum json_capture { CAP_NONE = 0, CAP_RECORD, CAP_TOP, CAP_SKIP };
+
+typedef struct json_decoder {
+    tread_parser *p;
+    yajl_handle yh;
+    yajl_callbacks ycb;
+    yajl_alloc_funcs yaf;
+    json_filter filter;
+
+    unsigned char *stack;   /* 'm' or 'a' per open container */
+    unsigned char *role;    /* enum json_role per open container */
+    int depth;
+    int max_depth;
+    int doc_started;
+    int doc_done;
+    int trailing_reported;
+
+    int cap;                /* enum json_capture */
+    int cap_depth;          /* depth of the capture's root container */
+    json_record rec;
+    tread_buf top_key;      /* last key of the top-level object */
+    tread_buf sub_key;      /* last key of stackFrames / systemTraceEvents */
+    uint64_t key_end_off;   /* where the last top-level/sub key ended */
+
+    /* where yajl is reading: input offset of the current slice */
+    uint64_t slice_off;
+    int slice_synthetic;
+
+    /* a lenient NaN/Infinity standing in as "0" */
+    int special;
+    char special_text[24];
+    size_t special_len;
+
+    /* pause/resume */
+    int replaying;          /* feeding yajl a rebuilt prefix: no callbacks */
+    int yajl_dead;          /* cancelled by a pause: rebuild before use */
+    int pausing;
+    size_t pause_taken;
+    int emit_pending;       /* a record stopped between two of its events */
+    size_t emit_next;
+    int done_in_slice;      /* the document ended inside this slice */
+    size_t done_taken;
+} json_decoder;
+
+/* Offset in the input of what yajl has read so far. */
+static inline uint64_t json_cur_off(const json_decoder *d)
+{
+    return d->slice_synthetic ? d->slice_off
+                              : d->slice_off + yajl_get_bytes_consumed(d->yh);
+}
+
+/* Maps the captured record to events and emits them, starting with the
+ * event numbered first. Returns 0 when the record is done, 1 when a
+ * callback asked to stop before its last event (resume with emit_next). */
+int json_emit_record(json_decoder *d, size_t first);
+
+#endif

@@ -1,0 +1,425 @@
+#include "json/json_filter.h"
+
+#include <string.h>
+
+enum { F_VALUE = 0, F_STRING, F_STRING_ESC, F_SLASH, F_LINE_COMMENT,
+       F_BLOCK_COMMENT, F_BLOCK_STAR, F_WORD };
+
+enum { CL_PLAIN = 0, CL_NUM, CL_MINUS, CL_LETTER, CL_QUOTE, CL_SLASH, CL_COMMA };
+
+static unsigned char byte_class[256];
+
+static void init_classes(void)
+{
+    /* Idempotent and race-free in effect: every thread writes the same
+     * values, and the table is complete before the flag byte is set. */
+    if (byte_class['"'] == CL_QUOTE)
+        return;
+    unsigned char t[256] = {0};
+    for (int c = '0'; c <= '9'; c++) t[c] = CL_NUM;
+    t['.'] = t['+'] = CL_NUM;
+    t['-'] = CL_MINUS;
+    for (int c = 'a'; c <= 'z'; c++) t[c] = CL_LETTER;
+    for (int c = 'A'; c <= 'Z'; c++) t[c] = CL_LETTER;
+    t['/'] = CL_SLASH;
+    t[','] = CL_COMMA;
+    for (int c = 0; c < 256; c++)
+        if (c != '"') byte_class[c] = t[c];
+    byte_class['"'] = CL_QUOTE;
+}
+
+static int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+static int is_letter(unsigned char c) { return byte_class[c] == CL_LETTER; }
+
+void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,
+                      json_special_fn on_special, void *ctx)
+{
+    init_classes();
+    memset(f, 0, sizeof *f);
+    f->p = p;
+    f->sink = sink;
+    f->on_special = on_special;
+    f->ctx = ctx;
+    f->lenient = p->lenient;
+    f->max_token = p->max_string_bytes;
+    f->bom_pos = p->lenient ? 0 : -1;
+}
+
+static void reset_value_state(json_filter *f)
+{
+    f->state = F_VALUE;
+    f->in_number = 0;
+    f->run = 0;
+    f->comma_held = 0;
+    f->word_len = 0;
+}
+
+/* Synthetic text for yajl; on a pause, what yajl did not take is replayed
+ * on the next call. */
+static int emit_synthetic(json_filter *f, const void *s, size_t n, uint64_t off)
+{
+    size_t taken = 0;
+    int rc = f->sink(f->ctx, s, n, off, 1, &taken);
+    if (rc == 1 && taken < n) {
+        memcpy(f->replay, (const unsigned char *)s + taken, n - taken);
+        f->replay_len = n - taken;
+        f->replay_off = off;
+    }
+    return rc;
+}
+
+static int too_long(json_filter *f)
+{
+    tread__fail(f->p, TREAD_ERROR_LIMIT_STRING, f->run_off,
+                "string or number longer than the limit of %llu bytes (TREAD_OPT_MAX_STRING_BYTES)",
+                (unsigned long long)f->max_token);
+    return -1;
+}
+
+static int word_is(const json_filter *f, size_t from, const char *w)
+{
+    size_t n = strlen(w);
+    return f->word_len - from == n && memcmp(f->word + from, w, n) == 0;
+}
+
+/* A bare word ended: pass it on, or turn a special value into "0". */
+static int resolve_word(json_filter *f)
+{
+    unsigned char w[sizeof f->word];
+    size_t n = f->word_len;
+    memcpy(w, f->word, n);
+    f->word_len = 0;
+    f->state = F_VALUE;
+    int neg = n > 0 && w[0] == '-';
+    int kind = 0;
+    f->word_len = n; /* word_is reads f->word */
+    if (word_is(f, neg, "NaN") || word_is(f, neg, "nan") || word_is(f, neg, "NAN"))
+        kind = JSON_SPECIAL_NAN;
+    else if (word_is(f, neg, "Infinity") || word_is(f, neg, "infinity") ||
+             word_is(f, neg, "inf") || word_is(f, neg, "Inf") || word_is(f, neg, "INF"))
+        kind = neg ? JSON_SPECIAL_NEG_INF : JSON_SPECIAL_POS_INF;
+    f->word_len = 0;
+    if (!kind)
+        return emit_synthetic(f, w, n, f->word_off); /* true/false/null, or an error for yajl */
+    tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, f->word_off,
+                "non-standard number %.*s accepted", (int)n, (const char *)w);
+    f->on_special(f->ctx, kind, (const char *)w, n);
+    return emit_synthetic(f, "0", 1, f->word_off);
+}
+
+int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
+                     uint64_t off, size_t *consumed)
+{
+    static const unsigned char bom[3] = {0xef, 0xbb, 0xbf};
+    size_t i = 0, start = 0;
+    int rc;
+    *consumed = 0;
+
+/* Pass d[start..end) to yajl. */
+#define FLUSH(end)                                                              \
+    do {                                                                        \
+        size_t end_ = (end);                                                    \
+        if (end_ > start) {                                                     \
+            size_t tk_ = 0;                                                     \
+            rc = f->sink(f->ctx, d + start, end_ - start, off + start, 0, &tk_);\
+            if (rc) {                                                           \
+                if (rc == 1) {                                                  \
+                    *consumed = start + tk_;                                    \
+                    reset_value_state(f);                                       \
+                }                                                               \
+                return rc;                                                      \
+            }                                                                   \
+        }                                                                       \
+        start = end_;                                                           \
+    } while (0)
+/* Emit synthetic text standing before d[i], in the value state. */
+#define SYNTH(s, len, o)                                                        \
+    do {                                                                        \
+        f->state = F_VALUE;                                                     \
+        rc = emit_synthetic(f, (s), (len), (o));                                \
+        if (rc) {                                                               \
+            if (rc == 1)                                                        \
+                *consumed = i;                                                  \
+            return rc;                                                          \
+        }                                                                       \
+    } while (0)
+
+    if (f->replay_len) {
+        unsigned char tmp[sizeof f->replay];
+        size_t len = f->replay_len;
+        memcpy(tmp, f->replay, len);
+        f->replay_len = 0;
+        SYNTH(tmp, len, f->replay_off);
+    }
+
+    if (f->bom_pos >= 0) {
+        while (i < n && f->bom_pos < 3 && d[i] == bom[f->bom_pos]) {
+            f->bom_pos++;
+            i++;
+        }
+        if (f->bom_pos == 3) {
+            tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, 0, "UTF-8 byte-order mark skipped");
+            f->bom_pos = -1;
+            start = i;
+        } else if (i == n) {
+            *consumed = n;
+            return 0;
+        } else {
+            int held = f->bom_pos;
+            f->bom_pos = -1;
+            if (held)
+                SYNTH(bom, (size_t)held, 0);
+        }
+    }
+
+    while (i < n) {
+        switch (f->state) {
+        case F_VALUE: {
+            if (f->comma_held) {
+                while (i < n && is_ws(d[i]))
+                    i++;
+                start = i;
+                if (i == n)
+                    break;
+                if (d[i] == '/') {
+                    f->state = F_SLASH;
+                    i++;
+                    start = i;
+                    break;
+                }
+                f->comma_held = 0;
+                if (d[i] == ']' || d[i] == '}')
+                    tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, f->comma_off,
+                                "trailing comma before '%c' dropped", d[i]);
+                else
+                    SYNTH(",", 1, f->comma_off);
+            }
+            for (; i < n; i++) {
+                unsigned cls = byte_class[d[i]];
+                if (cls == CL_PLAIN) {
+                    f->in_number = 0;
+                    continue;
+                }
+                if (cls == CL_NUM || (f->in_number && (cls == CL_MINUS || d[i] == 'e' || d[i] == 'E'))) {
+                    if (!f->in_number) {
+                        f->in_number = 1;
+                        f->run = 0;
+                        f->run_off = off + i;
+                    }
+                    if (++f->run > f->max_token)
+                        return too_long(f);
+                    continue;
+                }
+                break;
+            }
+            if (i == n)
+                break;
+            unsigned char c = d[i];
+            f->in_number = 0;
+            switch (byte_class[c]) {
+            case CL_QUOTE:
+                f->state = F_STRING;
+                f->run = 0;
+                f->run_off = off + i;
+                i++;
+                break;
+            case CL_SLASH:
+                FLUSH(i);
+                f->word_off = off + i; /* where the '/' stood */
+                f->state = F_SLASH;
+                i++;
+                start = i;
+                break;
+            case CL_COMMA: {
+                if (!f->lenient) {
+                    i++;
+                    break;
+                }
+                size_t j = i + 1;
+                while (j < n && is_ws(d[j]))
+                    j++;
+                if (j < n && (d[j] == ']' || d[j] == '}')) {
+                    FLUSH(i);
+                    tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, off + i,
+                                "trailing comma before '%c' dropped", d[j]);
+                    i++;
+                    start = i;
+                } else if (j == n || d[j] == '/') {
+                    FLUSH(i);
+                    f->comma_held = 1;
+                    f->comma_off = off + i;
+                    i++;
+                    start = i;
+                } else {
+                    i++;
+                }
+                break;
+            }
+            case CL_MINUS:
+                if (f->lenient && (i + 1 == n || is_letter(d[i + 1]))) {
+                    FLUSH(i);
+                    f->state = F_WORD;
+                    f->word_len = 0;
+                    f->word_off = off + i;
+                } else {
+                    f->in_number = 1;
+                    f->run = 1;
+                    f->run_off = off + i;
+                    i++;
+                }
+                break;
+            default: /* CL_LETTER */
+                if (!f->lenient) {
+                    i++;
+                    break;
+                }
+                if ((c == 't' && n - i >= 4 && memcmp(d + i, "true", 4) == 0) ||
+                    (c == 'n' && n - i >= 4 && memcmp(d + i, "null", 4) == 0)) {
+                    i += 4;
+                    break;
+                }
+                if (c == 'f' && n - i >= 5 && memcmp(d + i, "false", 5) == 0) {
+                    i += 5;
+                    break;
+                }
+                FLUSH(i);
+                f->state = F_WORD;
+                f->word_len = 0;
+                f->word_off = off + i;
+                break;
+            }
+            break;
+        }
+        case F_STRING: {
+            const unsigned char *s = d + i;
+            const unsigned char *q = memchr(s, '"', n - i);
+            const unsigned char *e = q ? q : d + n;
+            const unsigned char *b = memchr(s, '\\', (size_t)(e - s));
+            if (b) {
+                f->run += (uint64_t)(b - s) + 1;
+                i = (size_t)(b - d) + 1;
+                f->state = F_STRING_ESC;
+            } else if (q) {
+                f->run += (uint64_t)(q - s);
+                i = (size_t)(q - d) + 1;
+                f->state = F_VALUE;
+            } else {
+                f->run += (uint64_t)(n - i);
+                i = n;
+            }
+            if (f->run > f->max_token)
+                return too_long(f);
+            break;
+        }
+        case F_STRING_ESC:
+            i++;
+            f->run++;
+            f->state = F_STRING;
+            break;
+        case F_SLASH:
+            if (d[i] == '/') {
+                f->state = F_LINE_COMMENT;
+            } else if (d[i] == '*') {
+                f->state = F_BLOCK_COMMENT;
+            } else {
+                start = i;
+                SYNTH("/", 1, f->word_off); /* not a comment: yajl reports it */
+                break;
+            }
+            i++;
+            start = i;
+            break;
+        case F_LINE_COMMENT: {
+            const unsigned char *q = memchr(d + i, '\n', n - i);
+            i = q ? (size_t)(q - d) : n;
+            if (q)
+                f->state = F_VALUE;
+            start = i;
+            break;
+        }
+        case F_BLOCK_COMMENT: {
+            const unsigned char *q = memchr(d + i, '*', n - i);
+            i = q ? (size_t)(q - d) + 1 : n;
+            if (q)
+                f->state = F_BLOCK_STAR;
+            start = i;
+            break;
+        }
+        case F_BLOCK_STAR:
+            if (d[i] == '/')
+                f->state = F_VALUE;
+            else if (d[i] != '*')
+                f->state = F_BLOCK_COMMENT;
+            i++;
+            start = i;
+            break;
+        case F_WORD:
+            while (i < n && (is_letter(d[i]) || (f->word_len == 0 && d[i] == '-'))) {
+                if (f->word_len < sizeof f->word)
+                    f->word[f->word_len++] = d[i];
+                i++;
+            }
+            start = i;
+            if (i == n)
+                break;
+            if (f->word_len == 1 && f->word[0] == '-') {
+                /* "-" then a digit split across chunks: a plain number */
+                f->word_len = 0;
+                SYNTH("-", 1, f->word_off);
+                f->in_number = 1;
+                f->run = 1;
+                f->run_off = f->word_off;
+                break;
+            }
+            rc = resolve_word(f);
+            if (rc) {
+                if (rc == 1)
+                    *consumed = i;
+                return rc;
+            }
+            break;
+        }
+    }
+    FLUSH(n);
+    *consumed = n;
+    return 0;
+#undef FLUSH
+#undef SYNTH
+}
+
+int json_filter_finish(json_filter *f, uint64_t off)
+{
+    size_t taken;
+    (void)taken;
+    if (f->replay_len) {
+        unsigned char tmp[sizeof f->replay];
+        size_t len = f->replay_len;
+        memcpy(tmp, f->replay, len);
+        f->replay_len = 0;
+        int rc = emit_synthetic(f, tmp, len, f->replay_off);
+        if (rc)
+            return rc;
+    }
+    if (f->bom_pos > 0 && f->bom_pos < 3) {
+        static const unsigned char bom[3] = {0xef, 0xbb, 0xbf};
+        int held = f->bom_pos;
+        f->bom_pos = -1;
+        return emit_synthetic(f, bom, (size_t)held, 0);
+    }
+    if (f->state == F_WORD && f->word_len) {
+        if (f->word_len == 1 && f->word[0] == '-') {
+            f->word_len = 0;
+            f->state = F_VALUE;
+            return emit_synthetic(f, "-", 1, f->word_off);
+        }
+        return resolve_word(f);
+    }
+    if (f->comma_held) {
+        /* a comma at the very end: nothing follows it */
+        f->comma_held = 0;
+        tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, f->comma_off,
+                    "trailing comma at the end of input dropped");
+    }
+    (void)off;
+    return 0;
+}

@@ -1,0 +1,69 @@
+/*
+ * The byte filter in front of yajl.
+ *
+ * yajl is strict JSON; real traces are not always. The filter walks the
+ * bytes once, tracking strings and comments, and hands yajl everything as
+ * zero-copy slices of the input except where it must rewrite:
+ *   - // and block comments are removed (always accepted);
+ *   - lenient mode: a leading UTF-8 BOM is dropped, a comma before ] or }
+ *     is dropped, and NaN/nan/Infinity/inf/-Infinity/-inf become "0"
+ *     with the real value passed beside (on_special);
+ *   - strings and numbers longer than the limit stop the parse, since yajl
+ *     would otherwise buffer them whole.
+ * It also owns the pause protocol: when the sink (yajl) stops after a
+ * value, the filter reports how many input bytes it consumed, and resumes
+ * from there in its value state.
+ */
+#ifndef TREAD_JSON_FILTER_H
+#define TREAD_JSON_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/parser.h"
+
+enum { JSON_SPECIAL_NAN = 1, JSON_SPECIAL_POS_INF, JSON_SPECIAL_NEG_INF };
+
+/* Passes a slice to yajl. in_off is the input offset of s[0] (for
+ * synthetic text, of the token it stands for). Returns 0 when all was
+ * taken, 1 when paused after *taken bytes, -1 on error (already recorded
+ * in the parser). */
+typedef int (*json_sink_fn)(void *ctx, const unsigned char *s, size_t n,
+                            uint64_t in_off, int synthetic, size_t *taken);
+/* Announces that the next number yajl reports is a special value. */
+typedef void (*json_special_fn)(void *ctx, int kind, const char *text, size_t len);
+
+typedef struct json_filter {
+    tread_parser *p;
+    json_sink_fn sink;
+    json_special_fn on_special;
+    void *ctx;
+    int lenient;
+    uint64_t max_token;
+
+    int state;
+    int in_number;
+    uint64_t run;             /* length of the current string/number */
+    uint64_t run_off;         /* where it started */
+    int comma_held;
+    uint64_t comma_off;
+    unsigned char word[20];
+    size_t word_len;
+    uint64_t word_off;
+    int bom_pos;              /* bytes of a BOM matched so far; -1 done */
+    unsigned char replay[24]; /* synthetic bytes yajl has not taken yet */
+    size_t replay_len;
+    uint64_t replay_off;
+} json_filter;
+
+void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,
+                      json_special_fn on_special, void *ctx);
+
+/* Filters d[0..n) found at input offset off. Returns 0 (all consumed),
+ * 1 (paused: *consumed bytes were used) or -1 (error). */
+int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
+                     uint64_t off, size_t *consumed);
+
+/* End of input: flushes held text. Returns like json_filter_feed. */
+int json_filter_finish(json_filter *f, uint64_t off);
+
+#endif
