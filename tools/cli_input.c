@@ -1,0 +1,189 @@
+/* cli_input: see cli_input.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli_input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Large reads keep the syscall count low; 1 MiB is also the progress
+ * granularity. */
+#define READ_CHUNK (1024u * 1024u)
+
+static int event_trampoline(void *user, const tread_event *ev)
+{
+    cli_input *in = user;
+    return in->on_event ? in->on_event(in->event_user, ev) : 0;
+}
+
+static int warning_trampoline(void *user, const tread_warning *w)
+{
+    cli_input *in = user;
+    return diag_warning_cb(&in->diag, w);
+}
+
+static int config(cli_input *in, tread_option o, int64_t v, const char *name)
+{
+    if (tread_config(in->parser, o, v) == 0)
+        return 0;
+    fprintf(stderr, "tread: invalid value %lld for %s\n"
+                    "Try 'tread --help'.\n", (long long)v, name);
+    return EXIT_USAGE;
+}
+
+static int configure(cli_input *in, const cli_options *opt)
+{
+    int rc = 0;
+    if (opt->format != TREAD_FORMAT_UNKNOWN)
+        rc = config(in, TREAD_OPT_FORMAT, opt->format, "--format");
+    if (rc == 0 && opt->strict)
+        rc = config(in, TREAD_OPT_LENIENT, 0, "--strict");
+    if (rc == 0 && opt->max_event_bytes > 0)
+        rc = config(in, TREAD_OPT_MAX_EVENT_BYTES, opt->max_event_bytes,
+                    "--max-event-bytes");
+    if (rc == 0 && opt->max_depth > 0)
+        rc = config(in, TREAD_OPT_MAX_DEPTH, opt->max_depth, "--max-depth");
+    if (rc == 0 && opt->max_string_bytes > 0)
+        rc = config(in, TREAD_OPT_MAX_STRING_BYTES, opt->max_string_bytes,
+                    "--max-string-bytes");
+    /* Warnings beyond the printed ones need no callback; the stats still
+     * count them all. Best effort: diag caps them as well. */
+    if (rc == 0)
+        (void)tread_config(in->parser, TREAD_OPT_MAX_WARNINGS_REPORTED,
+                           opt->quiet ? 0 : DIAG_MAX_PRINTED_WARNINGS);
+    return rc;
+}
+
+static int open_input(cli_input *in, const char *path, int *fd)
+{
+    if (strcmp(path, "-") == 0) {
+        *fd = STDIN_FILENO;
+        return 0;
+    }
+    do
+        *fd = open(path, O_RDONLY);
+    while (*fd < 0 && errno == EINTR);
+    if (*fd < 0) {
+        diag_error(&in->diag, "%s: cannot open '%s': %s",
+                   tread_error_name(TREAD_ERROR_IO), path, strerror(errno));
+        return EXIT_INPUT_ERROR;
+    }
+    return 0;
+}
+
+/* Size of a regular file for the progress bar, or 0 when unknown. */
+static uint64_t regular_file_size(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0)
+        return 0;
+    return (uint64_t)st.st_size;
+}
+
+static void keep_error(cli_input *in, tread_error e, uint64_t offset,
+                       const char *message)
+{
+    in->failed = 1;
+    in->error_name = tread_error_name(e);
+    in->error_offset = offset;
+    snprintf(in->error_message, sizeof in->error_message, "%s",
+             message ? message : "");
+}
+
+static int feed_loop(cli_input *in, int fd, const char *path)
+{
+    unsigned char *buf = malloc(READ_CHUNK);
+    uint64_t fed = 0;
+    int rc = 0;
+    if (!buf) {
+        diag_error(&in->diag, "%s: out of memory",
+                   tread_error_name(TREAD_ERROR_NOMEM));
+        keep_error(in, TREAD_ERROR_NOMEM, 0, "out of memory");
+        return EXIT_INPUT_ERROR;
+    }
+    in->status = TREAD_STATUS_OK;
+    for (;;) {
+        ssize_t n = read(fd, buf, READ_CHUNK);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int err = errno;
+            diag_error(&in->diag, "%s at byte %llu: cannot read '%s': %s",
+                       tread_error_name(TREAD_ERROR_IO),
+                       (unsigned long long)fed, path, strerror(err));
+            keep_error(in, TREAD_ERROR_IO, fed, strerror(err));
+            rc = EXIT_INPUT_ERROR;
+            break;
+        }
+        if (n == 0) {
+            in->status = tread_finish(in->parser);
+            break;
+        }
+        fed += (uint64_t)n;
+        in->status = tread_feed(in->parser, buf, (size_t)n);
+        if (in->status != TREAD_STATUS_OK)
+            break; /* error, or a callback stopped the parse */
+        progress_update(&in->bar, fed);
+    }
+    progress_clear(&in->bar);
+    if (in->status == TREAD_STATUS_ERROR) {
+        diag_parse_error(&in->diag, in->parser);
+        keep_error(in, tread_get_error(in->parser),
+                   tread_get_error_offset(in->parser),
+                   tread_get_error_message(in->parser));
+        rc = EXIT_INPUT_ERROR;
+    }
+    free(buf);
+    return rc;
+}
+
+int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
+                  cli_event_fn on_event, void *event_user)
+{
+    memset(in, 0, sizeof *in);
+    diag_init(&in->diag, opt->quiet);
+    in->diag.before_print = progress_clear_hook;
+    in->diag.before_print_ctx = &in->bar;
+    in->on_event = on_event;
+    in->event_user = event_user;
+
+    in->parser = tread_parser_create(NULL);
+    if (!in->parser) {
+        diag_error(&in->diag, "%s: cannot create a parser",
+                   tread_error_name(TREAD_ERROR_NOMEM));
+        in->failed = 1;
+        return EXIT_INPUT_ERROR;
+    }
+    int rc = configure(in, opt);
+    if (rc != 0)
+        return rc;
+    tread_callbacks cb = {event_trampoline, warning_trampoline, NULL};
+    tread_set_callbacks(in->parser, &cb, in);
+
+    int fd;
+    rc = open_input(in, opt->path, &fd);
+    if (rc != 0) {
+        in->failed = 1;
+        return rc;
+    }
+    in->opened = 1;
+    int is_stdin = strcmp(opt->path, "-") == 0;
+    progress_init(&in->bar,
+                  allow_bar && opt->progress && !is_stdin &&
+                      isatty(STDERR_FILENO),
+                  is_stdin ? 0 : regular_file_size(fd));
+    rc = feed_loop(in, fd, opt->path);
+    if (!is_stdin)
+        close(fd);
+    return rc;
+}
+
+void cli_input_done(cli_input *in)
+{
+    tread_parser_free(in->parser);
+    in->parser = NULL;
+}

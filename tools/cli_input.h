@@ -1,0 +1,43 @@
+/*
+ * cli_input: runs one parse for a command. Opens the file (or standard
+ * input), configures the parser from the options, reads with large reads
+ * and feeds tread_feed/tread_finish itself, so that the progress bar knows
+ * how many bytes have gone in. Warnings and errors go through diag.
+ */
+#ifndef TREAD_TOOLS_CLI_INPUT_H
+#define TREAD_TOOLS_CLI_INPUT_H
+
+#include <tread.h>
+
+#include "cli_options.h"
+#include "diag.h"
+#include "progress.h"
+
+typedef int (*cli_event_fn)(void *user, const tread_event *ev);
+
+typedef struct cli_input {
+    tread_parser *parser;
+    diag diag;
+    progress bar;
+    cli_event_fn on_event;
+    void *event_user;
+    tread_status status;   /* of the last feed/finish */
+    int opened;            /* the input was opened: stats can be shown */
+    int failed;            /* an error was reported (parse or I/O) */
+    /* That error, for reports that repeat it (stats --json). */
+    const char *error_name;
+    uint64_t error_offset;
+    char error_message[256];
+} cli_input;
+
+/* Parses opt->path, calling on_event for every event (a non-zero return
+ * stops the parse; the caller knows why). allow_bar: the command's output
+ * leaves the terminal free for a progress bar. Returns 0, EXIT_INPUT_ERROR
+ * or EXIT_USAGE. The parser stays alive for tread_get_stats/_error until
+ * cli_input_done. */
+int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
+                  cli_event_fn on_event, void *event_user);
+
+void cli_input_done(cli_input *in);
+
+#endif

@@ -1,0 +1,168 @@
+/* stats_collect: see stats_collect.h. */
+#include "stats_collect.h"
+
+#include <string.h>
+
+/* A B event without a name: its duration is attributed to nobody. */
+#define NO_NAME UINT32_MAX
+
+int stats_collector_init(stats_collector *c)
+{
+    memset(c, 0, sizeof *c);
+    if (name_table_init(&c->names) != 0)
+        return -1;
+    if (thread_table_init(&c->threads) != 0 ||
+        process_table_init(&c->processes) != 0) {
+        stats_collector_free(c);
+        return -1;
+    }
+    return 0;
+}
+
+void stats_collector_free(stats_collector *c)
+{
+    name_table_free(&c->names);
+    thread_table_free(&c->threads);
+    process_table_free(&c->processes);
+}
+
+static int64_t add_sat(int64_t a, int64_t b)
+{
+    if (b > 0 && a > INT64_MAX - b)
+        return INT64_MAX;
+    if (b < 0 && a < INT64_MIN - b)
+        return INT64_MIN;
+    return a + b;
+}
+
+static void add_duration(stats_collector *c, uint32_t id, int64_t dur)
+{
+    if (id == NO_NAME || dur <= 0)
+        return;
+    name_entry *e = name_table_entry(&c->names, id);
+    e->total_dur = add_sat(e->total_dur, dur);
+}
+
+static void note_time(stats_collector *c, const tread_event *ev)
+{
+    /* Metadata and stack frame definitions carry no real time (often 0)
+     * and would stretch the range. */
+    if (!(ev->flags & TREAD_HAS_TS) || ev->kind == TREAD_EVENT_METADATA ||
+        ev->kind == TREAD_EVENT_STACK_FRAME)
+        return;
+    int64_t end = ev->ts;
+    if ((ev->flags & TREAD_HAS_DUR) && ev->dur > 0)
+        end = add_sat(end, ev->dur);
+    if (!c->has_time) {
+        c->has_time = 1;
+        c->min_ts = ev->ts;
+        c->max_end = end;
+        return;
+    }
+    if (ev->ts < c->min_ts)
+        c->min_ts = ev->ts;
+    if (end > c->max_end)
+        c->max_end = end;
+}
+
+/* Processes and threads: only events that name a pid count. */
+static thread_entry *note_thread(stats_collector *c, const tread_event *ev)
+{
+    if (!(ev->flags & TREAD_HAS_PID))
+        return NULL;
+    process_entry *p = process_table_get(&c->processes, ev->pid);
+    if (p) {
+        p->events++;
+        if ((ev->flags & TREAD_PID_IS_STRING) && ev->pid_str.ptr)
+            process_set_label(&c->processes, p, ev->pid_str.ptr,
+                              ev->pid_str.len, 0);
+        if (ev->kind == TREAD_EVENT_METADATA &&
+            ev->meta == TREAD_META_PROCESS_NAME && ev->meta_str.ptr)
+            process_set_label(&c->processes, p, ev->meta_str.ptr,
+                              ev->meta_str.len, 1);
+    }
+    thread_entry *t = thread_table_get(&c->threads, ev->pid, ev->tid);
+    if (t && !t->seen) {
+        t->seen = 1;
+        c->threads.n_seen++;
+        if (p)
+            p->threads++;
+    }
+    return t;
+}
+
+static void slice_begin(stats_collector *c, thread_entry *t,
+                        const tread_event *ev, uint32_t id)
+{
+    if (!t) {
+        c->untracked++;
+        return;
+    }
+    slice_frame f = {ev->ts, id, (ev->flags & TREAD_HAS_TS) != 0};
+    if (thread_slice_push(&c->threads, t, f) != 0)
+        c->depth_overflow++;
+}
+
+static void slice_end(stats_collector *c, thread_entry *t,
+                      const tread_event *ev)
+{
+    slice_frame f;
+    int overflowed;
+    if (!t) {
+        c->untracked++;
+        return;
+    }
+    if (!thread_slice_pop(t, &f, &overflowed)) {
+        if (!overflowed)
+            c->unmatched_end++;
+        return;
+    }
+    c->slices_matched++;
+    if (f.has_ts && (ev->flags & TREAD_HAS_TS))
+        add_duration(c, f.name_id, ev->ts - f.ts);
+}
+
+int stats_collector_event(void *user, const tread_event *ev)
+{
+    stats_collector *c = user;
+    note_time(c, ev);
+    thread_entry *t = note_thread(c, ev);
+
+    /* E events are the second half of a B (and often nameless): counting
+     * them would count every B/E slice twice. */
+    uint32_t id = NO_NAME;
+    if (ev->kind != TREAD_EVENT_SLICE_END && ev->name.ptr) {
+        id = name_table_intern(&c->names, ev->name.ptr, ev->name.len);
+        name_table_entry(&c->names, id)->count++;
+    }
+
+    switch (ev->kind) {
+    case TREAD_EVENT_COMPLETE:
+        if (ev->flags & TREAD_HAS_DUR)
+            add_duration(c, id, ev->dur);
+        break;
+    case TREAD_EVENT_SLICE_BEGIN:
+    case TREAD_EVENT_SLICE_END:
+        /* Matching needs a thread even when the event gave no pid. */
+        if (!t)
+            t = thread_table_get(&c->threads, ev->pid, ev->tid);
+        if (ev->kind == TREAD_EVENT_SLICE_BEGIN)
+            slice_begin(c, t, ev, id);
+        else
+            slice_end(c, t, ev);
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
+void stats_collector_finish(stats_collector *c)
+{
+    c->unclosed_begin = 0;
+    for (uint32_t i = 0; i < c->threads.n_slots; i++) {
+        const thread_entry *t = &c->threads.slots[i];
+        if (t->used)
+            c->unclosed_begin += (uint64_t)t->depth + t->overflow;
+    }
+}

@@ -1,0 +1,42 @@
+/*
+ * stats_collect: the per-event side of `tread stats`. Counts names and
+ * their durations (X dur; B/E pairs matched per thread), processes,
+ * threads and the time range, in bounded memory and with no allocation
+ * per event. The per-kind and per-warning counters come from
+ * tread_get_stats instead.
+ */
+#ifndef TREAD_TOOLS_STATS_COLLECT_H
+#define TREAD_TOOLS_STATS_COLLECT_H
+
+#include <tread.h>
+
+#include "name_table.h"
+#include "process_table.h"
+#include "thread_table.h"
+
+typedef struct stats_collector {
+    name_table names;
+    thread_table threads;
+    process_table processes;
+
+    int has_time;
+    int64_t min_ts;          /* ns */
+    int64_t max_end;         /* ns: max of ts + dur */
+
+    uint64_t slices_matched;   /* B/E pairs */
+    uint64_t unmatched_end;    /* E with no open B on its thread */
+    uint64_t unclosed_begin;   /* B still open at the end */
+    uint64_t depth_overflow;   /* B past the stack limits: not timed */
+    uint64_t untracked;        /* B/E on threads past the thread cap */
+} stats_collector;
+
+int stats_collector_init(stats_collector *c);
+void stats_collector_free(stats_collector *c);
+
+/* A tread_callbacks.event callback; user is a stats_collector *. */
+int stats_collector_event(void *user, const tread_event *ev);
+
+/* After the parse: counts the B slices left open. */
+void stats_collector_finish(stats_collector *c);
+
+#endif

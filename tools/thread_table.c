@@ -1,0 +1,125 @@
+/* thread_table: see thread_table.h. */
+#include "thread_table.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "str_hash.h"
+
+#define INITIAL_SLOTS 64u
+#define INITIAL_STACK 16u
+
+int thread_table_init(thread_table *t)
+{
+    memset(t, 0, sizeof *t);
+    t->slots = calloc(INITIAL_SLOTS, sizeof *t->slots);
+    if (!t->slots)
+        return -1;
+    t->n_slots = INITIAL_SLOTS;
+    return 0;
+}
+
+void thread_table_free(thread_table *t)
+{
+    for (uint32_t i = 0; i < t->n_slots; i++)
+        free(t->slots[i].stack);
+    free(t->slots);
+    memset(t, 0, sizeof *t);
+}
+
+static uint32_t hash_ids(int64_t pid, int64_t tid)
+{
+    return (uint32_t)mix64((uint64_t)pid * 0x9e3779b97f4a7c15ull ^
+                           (uint64_t)tid);
+}
+
+static int grow(thread_table *t)
+{
+    uint32_t n = t->n_slots * 2;
+    thread_entry *slots = calloc(n, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t i = 0; i < t->n_slots; i++) {
+        const thread_entry *e = &t->slots[i];
+        if (!e->used)
+            continue;
+        uint32_t j = hash_ids(e->pid, e->tid) & (n - 1);
+        while (slots[j].used)
+            j = (j + 1) & (n - 1);
+        slots[j] = *e;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->n_slots = n;
+    return 0;
+}
+
+thread_entry *thread_table_get(thread_table *t, int64_t pid, int64_t tid)
+{
+    uint32_t mask = t->n_slots - 1;
+    uint32_t i = hash_ids(pid, tid) & mask;
+    while (t->slots[i].used) {
+        if (t->slots[i].pid == pid && t->slots[i].tid == tid)
+            return &t->slots[i];
+        i = (i + 1) & mask;
+    }
+    if (t->n_used >= THREAD_TABLE_MAX) {
+        t->capped = 1;
+        return NULL;
+    }
+    if ((t->n_used + 1) * 2 > t->n_slots) {
+        if (grow(t) != 0) {
+            t->capped = 1;
+            return NULL;
+        }
+        return thread_table_get(t, pid, tid); /* find the new free slot */
+    }
+    thread_entry *e = &t->slots[i];
+    memset(e, 0, sizeof *e);
+    e->used = 1;
+    e->pid = pid;
+    e->tid = tid;
+    t->n_used++;
+    return e;
+}
+
+int thread_slice_push(thread_table *t, thread_entry *e, slice_frame f)
+{
+    /* Once one B overflowed, later ones must too, or E events would be
+     * matched to the wrong B. */
+    if (e->overflow > 0 || e->depth >= SLICE_STACK_MAX_DEPTH)
+        goto overflow;
+    if (e->depth == e->stack_cap) {
+        uint32_t cap = e->stack_cap ? e->stack_cap * 2 : INITIAL_STACK;
+        if (cap > SLICE_STACK_MAX_DEPTH)
+            cap = SLICE_STACK_MAX_DEPTH;
+        uint32_t more = cap - e->stack_cap;
+        if (t->frames + more > SLICE_STACK_BUDGET)
+            goto overflow;
+        slice_frame *s = realloc(e->stack, (size_t)cap * sizeof *s);
+        if (!s)
+            goto overflow;
+        e->stack = s;
+        e->stack_cap = cap;
+        t->frames += more;
+    }
+    e->stack[e->depth++] = f;
+    return 0;
+overflow:
+    e->overflow++;
+    return -1;
+}
+
+int thread_slice_pop(thread_entry *e, slice_frame *f, int *overflowed)
+{
+    *overflowed = 0;
+    if (e->overflow > 0) {
+        e->overflow--;
+        *overflowed = 1;
+        return 0;
+    }
+    if (e->depth == 0)
+        return 0;
+    *f = e->stack[--e->depth];
+    return 1;
+}
