@@ -1,0 +1,71 @@
+/*
+ * libFuzzer harness for the Chrome JSON decoder alone: the format is forced
+ * and decompression is off, so every input goes straight to the JSON
+ * tokenizer, record assembly and event mapping. Each input is parsed whole
+ * and then in chunks with pauses (harness.c), and both runs must agree.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <tread.h>
+
+#include "harness.h"
+
+/* Options drawn once per input, applied to both runs. */
+typedef struct json_options {
+    int64_t max_event_bytes;
+    int64_t max_depth;        /* 0: the default */
+    int64_t max_string_bytes; /* 0: the default */
+    int strict;
+    int64_t max_warnings;     /* -1: the default */
+} json_options;
+
+static void draw_options(json_options *o, fuzz_rng *r)
+{
+    /* The defaults half the time, else limits a few KiB of input reach. */
+    o->max_event_bytes = fuzz_rng_below(r, 2) ? (int64_t)1 << 20
+                                              : 64 + (int64_t)fuzz_rng_below(r, 4096);
+    o->max_depth = fuzz_rng_below(r, 2) ? 1 + (int64_t)fuzz_rng_below(r, 32) : 0;
+    o->max_string_bytes = fuzz_rng_below(r, 2) ? 1 + (int64_t)fuzz_rng_below(r, 1024) : 0;
+    o->strict = fuzz_rng_below(r, 4) == 0;
+    o->max_warnings = fuzz_rng_below(r, 4) == 0 ? (int64_t)fuzz_rng_below(r, 4) : -1;
+}
+
+static tread_parser *new_parser(const json_options *o)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    if (tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_JSON) != 0 ||
+        tread_config(p, TREAD_OPT_DECOMPRESS, 0) != 0 ||
+        tread_config(p, TREAD_OPT_MAX_EVENT_BYTES, o->max_event_bytes) != 0)
+        fuzz_fail("tread_config rejects FORMAT, DECOMPRESS or MAX_EVENT_BYTES");
+    if (o->max_depth)
+        tread_config(p, TREAD_OPT_MAX_DEPTH, o->max_depth);
+    if (o->max_string_bytes)
+        tread_config(p, TREAD_OPT_MAX_STRING_BYTES, o->max_string_bytes);
+    if (o->strict)
+        tread_config(p, TREAD_OPT_LENIENT, 0);
+    if (o->max_warnings >= 0)
+        tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, o->max_warnings);
+    return p;
+}
+
+__attribute__((visibility("default")))
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_rng r;
+    json_options o;
+    fuzz_rng_init(&r, data, size);
+    draw_options(&o, &r);
+
+    fuzz_outcome out[2];
+    for (int stressed = 0; stressed < 2; stressed++) {
+        fuzz_plan plan = {stressed, SIZE_MAX, 0, TREAD_FORMAT_JSON};
+        tread_parser *p = new_parser(&o);
+        fuzz_run(p, &plan, data, size, &out[stressed]);
+        tread_parser_free(p);
+    }
+    fuzz_compare(&out[0], &out[1]);
+    return 0;
+}

@@ -1,0 +1,121 @@
+/*
+ * libFuzzer harness for the whole pipeline: format sniffing, gzip/zstd
+ * decompression and whichever decoder the sniffer picks, as `tread` runs it
+ * on an unknown file. Memory stays bounded: small record/string/depth
+ * limits, an allocator with a ceiling (that also fails on purpose for some
+ * inputs, to reach the out-of-memory paths), and a budget on decompressed
+ * bytes against compression bombs. Each input is parsed in 512-byte pieces
+ * and then in random chunks with pauses (harness.c), and both runs must
+ * agree.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tread.h>
+
+#include "harness.h"
+
+#define LIVE_CEILING ((size_t)256 << 20) /* bytes live at once */
+#define DECODED_BUDGET ((uint64_t)16 << 20)
+/* A zstd frame can grow ~30000-fold, so one feed is kept small enough that
+ * the budget is overshot by a few MiB at most. */
+#define MAX_CHUNK 512
+
+/* Each block carries its size in a header that keeps max_align_t alignment. */
+typedef union block_header {
+    size_t size;
+    max_align_t align;
+} block_header;
+
+typedef struct counting_alloc {
+    size_t live;
+    uint64_t allocs;
+    uint64_t fail_after; /* the allocation with this number fails; 0: none */
+} counting_alloc;
+
+static int may_allocate(counting_alloc *a, size_t old_size, size_t size)
+{
+    a->allocs++;
+    if (a->fail_after && a->allocs >= a->fail_after)
+        return 0;
+    return size <= LIVE_CEILING - sizeof(block_header) &&
+           a->live - old_size + size <= LIVE_CEILING;
+}
+
+static void *counting_malloc(void *ctx, size_t size)
+{
+    counting_alloc *a = ctx;
+    if (!may_allocate(a, 0, size))
+        return NULL;
+    block_header *h = malloc(sizeof *h + size);
+    if (!h)
+        return NULL;
+    h->size = size;
+    a->live += size;
+    return h + 1;
+}
+
+static void *counting_realloc(void *ctx, void *ptr, size_t size)
+{
+    counting_alloc *a = ctx;
+    if (!ptr)
+        return counting_malloc(ctx, size);
+    block_header *h = (block_header *)ptr - 1;
+    size_t old = h->size;
+    if (!may_allocate(a, old, size))
+        return NULL;
+    block_header *n = realloc(h, sizeof *n + size);
+    if (!n)
+        return NULL;
+    n->size = size;
+    a->live = a->live - old + size;
+    return n + 1;
+}
+
+static void counting_free(void *ctx, void *ptr)
+{
+    counting_alloc *a = ctx;
+    if (!ptr)
+        return;
+    block_header *h = (block_header *)ptr - 1;
+    a->live -= h->size;
+    free(h);
+}
+
+__attribute__((visibility("default")))
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_rng r;
+    fuzz_rng_init(&r, data, size);
+    /* One input in 16 runs out of memory after a few allocations; then the
+     * runs allocate differently and are not compared. */
+    uint64_t fail_after = fuzz_rng_below(&r, 16) == 0 ? 1 + fuzz_rng_below(&r, 24) : 0;
+    int strict = fuzz_rng_below(&r, 4) == 0;
+
+    fuzz_outcome out[2];
+    for (int stressed = 0; stressed < 2; stressed++) {
+        fuzz_plan plan = {stressed, MAX_CHUNK, DECODED_BUDGET, TREAD_FORMAT_UNKNOWN};
+        counting_alloc ca = {0, 0, fail_after};
+        tread_allocator alloc = {counting_malloc, counting_realloc, counting_free, &ca};
+        tread_parser *p = tread_parser_create(&alloc);
+        if (!p) {
+            if (!fail_after)
+                fuzz_fail("tread_parser_create failed with memory to spare");
+            return 0;
+        }
+        if ((tread_config(p, TREAD_OPT_MAX_EVENT_BYTES, (int64_t)1 << 20) != 0 ||
+             tread_config(p, TREAD_OPT_MAX_STRING_BYTES, (int64_t)256 << 10) != 0 ||
+             tread_config(p, TREAD_OPT_MAX_DEPTH, 64) != 0) && !fail_after)
+            fuzz_fail("tread_config rejects a limit");
+        if (strict)
+            tread_config(p, TREAD_OPT_LENIENT, 0);
+        fuzz_run(p, &plan, data, size, &out[stressed]);
+        tread_parser_free(p);
+        if (ca.live != 0)
+            fuzz_fail("memory still allocated after tread_parser_free");
+    }
+    if (!fail_after)
+        fuzz_compare(&out[0], &out[1]);
+    return 0;
+}

@@ -1,0 +1,66 @@
+/*
+ * Shared driver for the libFuzzer harnesses.
+ *
+ * Each input is parsed twice with the same options: a reference run (the
+ * input in one piece, or in fixed pieces, no pauses) and a stressed run
+ * (chunk sizes from 1 byte up, a callback asking to stop every N-th call,
+ * tread_resume until done). Both runs touch every byte tread hands out,
+ * walk every args stream and check the promises of tread.h; then the two
+ * runs must have delivered the same callbacks with the same contents
+ * (DESIGN.md: the same events whatever the chunking, and resuming works).
+ *
+ * Every choice comes from a hash of the whole input, so the full input
+ * reaches the parser and a crashing input replays the same way; with
+ * TREAD_FUZZ_VERBOSE=1 in the environment each run is traced to stderr
+ * (feeds, callbacks, statuses).
+ */
+#ifndef TREAD_FUZZ_HARNESS_H
+#define TREAD_FUZZ_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tread.h>
+
+/* libFuzzer's entry point, defined by each harness. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+typedef struct fuzz_rng {
+    uint64_t state;
+} fuzz_rng;
+
+/* Seeds the generator with a hash of the input. */
+void fuzz_rng_init(fuzz_rng *r, const uint8_t *data, size_t size);
+uint64_t fuzz_rng_next(fuzz_rng *r);
+/* A number in [0, n) (n > 0). */
+uint64_t fuzz_rng_below(fuzz_rng *r, uint64_t n);
+
+/* How one run feeds its input. */
+typedef struct fuzz_plan {
+    int stressed;             /* 0: reference run; 1: chunked and paused */
+    size_t max_chunk;         /* largest piece passed to one tread_feed */
+    uint64_t decoded_budget;  /* stop feeding past this many decoded bytes
+                                 (0: no limit); bounds decompression bombs */
+    tread_format format;      /* the forced format, or UNKNOWN */
+} fuzz_plan;
+
+/* What one run delivered. */
+typedef struct fuzz_outcome {
+    uint64_t digest;          /* hash of every callback and its contents */
+    uint64_t events, warnings, records;
+    tread_status status;      /* of the last call */
+    tread_error error;
+    int stopped;              /* fed only part of the input (budget) */
+} fuzz_outcome;
+
+/* Parses data with p (configured, callbacks not set) following the plan. */
+void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
+              size_t size, fuzz_outcome *out);
+
+/* Fails unless the two runs delivered the same thing. */
+void fuzz_compare(const fuzz_outcome *reference, const fuzz_outcome *stressed);
+
+/* Reports a broken invariant and aborts (libFuzzer records the input). */
+_Noreturn void fuzz_fail(const char *what);
+
+#endif
