@@ -311,8 +311,9 @@ typedef enum tread_warning_kind {
     TREAD_WARN_BAD_FIELD,          /* a known field with an unusable value:
                                       the field is ignored */
     TREAD_WARN_NUMBER_RANGE,       /* a time out of int64 ns range: ignored */
-    TREAD_WARN_NONSTANDARD_JSON,   /* NaN/Infinity/trailing comma/BOM/comment
-                                      accepted (lenient mode) */
+    TREAD_WARN_NONSTANDARD_JSON,   /* NaN/Infinity/trailing comma/BOM
+                                      accepted (lenient mode); // and block
+                                      comments are accepted silently */
     TREAD_WARN_BAD_COUNTER_VALUE,  /* non-numeric counter series: skipped */
     TREAD_WARN_TRAILING_DATA,      /* bytes after the end of the trace */
     TREAD_WARN_NOT_AN_EVENT,       /* a non-object in an event array: skipped */
@@ -326,7 +327,8 @@ TREAD_API const char *tread_warning_name(tread_warning_kind k);
 typedef struct tread_warning {
     tread_warning_kind kind;
     uint64_t offset;        /* byte offset in the decompressed input */
-    const char *message;    /* human-readable, NUL-terminated */
+    const char *message;    /* human-readable, NUL-terminated; valid until
+                               the callback returns */
 } tread_warning;
 
 /* ------------------------------------------------------------------------ */

@@ -25,8 +25,10 @@ typedef enum tread_json_section {
 
 struct tread_json_raw {
     tread_json_section section;
-    uint64_t offset;    /* byte offset of the record's first byte */
-    uint64_t length;    /* its length in bytes, through the closing } */
+    uint64_t offset;    /* byte offset of the record's first byte: its '{'
+                           (TOP_LEVEL: the value's first byte; for a
+                           string with escapes, a byte inside it) */
+    uint64_t length;    /* bytes from offset through the record's end */
     tread_str key;      /* stackFrames: the frame id; TOP_LEVEL: the key */
     /* Every member of the object in input order, unknown keys and
      * duplicates included (for TOP_LEVEL: one member, key: value). */

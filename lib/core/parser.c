@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define DZ_OUT_SIZE (128u * 1024u)
 
@@ -39,6 +40,8 @@ void tread_parser_free(tread_parser *p)
     tread_dz_free(&p->dz);
     tread_free(&p->alloc, p->dz_out);
     tread_free(&p->alloc, p->read_buf);
+    if (p->src_owned && p->src_fd >= 0)
+        close(p->src_fd);
     tread_buf_free(&p->pending_raw);
     tread_buf_free(&p->sniff);
     tread_alloc a = p->alloc;
@@ -190,6 +193,8 @@ static tread_status run_decoder(tread_parser *p, const unsigned char *d, size_t 
     *consumed = n;
     tread_status st = p->dec_ops->feed(p->dec, d, n, consumed);
     p->dec_offset += *consumed;
+    if (st == TREAD_STATUS_ERROR)
+        p->dec_offset = p->err_offset; /* independent of chunking */
     return st;
 }
 

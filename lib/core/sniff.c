@@ -33,6 +33,30 @@ tread_compression tread_sniff_compression(const unsigned char *d, size_t n,
 
 static int is_ws(unsigned char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
+/* Whitespace and JSON comments (accepted by the JSON decoder). */
+static size_t skip_ws_comments(const unsigned char *d, size_t n, size_t j)
+{
+    for (;;) {
+        while (j < n && is_ws(d[j]))
+            j++;
+        if (j + 1 >= n || d[j] != '/')
+            return j;
+        if (d[j + 1] == '/') {
+            while (j < n && d[j] != '\n')
+                j++;
+        } else if (d[j + 1] == '*') {
+            size_t k = j + 2;
+            while (k + 1 < n && !(d[k] == '*' && d[k + 1] == '/'))
+                k++;
+            if (k + 1 >= n)
+                return n; /* the comment goes on: undecided */
+            j = k + 2;
+        } else {
+            return j;
+        }
+    }
+}
+
 /* Is there a plausible protobuf field key at d? */
 static int pb_key_ok(unsigned char c)
 {
@@ -88,9 +112,7 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
         i = 3; /* UTF-8 byte-order mark */
     else if (!final && n < 3 && d[0] == 0xef)
         return *need_more = 1, TREAD_FORMAT_UNKNOWN;
-    size_t j = i;
-    while (j < n && is_ws(d[j]))
-        j++;
+    size_t j = skip_ws_comments(d, n, i);
     /* Perfetto: field 1 (packet), length-delimited, then a packet whose
      * first key is a valid protobuf key. A JSON text may also start with
      * '\n', so look for JSON first when the bytes after the whitespace

@@ -172,7 +172,7 @@ int timeconv_decimal_scaled(const char *s, size_t n, int scale_pow10, int64_t *o
 
 uint64_t timeconv_hash64(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = 14695981039346656037ULL; /* FNV-1a 64 offset basis */
     for (size_t i = 0; i < n; i++) {
         h ^= (unsigned char)s[i];
         h *= 1099511628211ULL;

@@ -174,6 +174,7 @@ static inline int note_field(json_decoder *d)
 static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
 {
     int top_scalar = 0;
+    d->last_good_off = json_cur_off(d);
     if (d->cap == CAP_NONE) {
         int role;
         int act = place_value(d, 0, &role);
@@ -189,8 +190,16 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
     int rc = type >= TOK_KEY ? args_put_str(&d->rec.tok, type, s, n) : args_put_tok(&d->rec.tok, type);
     if (rc)
         return fail_buf(d, rc, "record");
-    if (top_scalar)
+    if (top_scalar) {
+        /* a top-level scalar starts where its text does: exact for numbers
+         * and literals, and for strings without escapes */
+        uint64_t end = json_cur_off(d), len = type == TOK_NUM ? n : type == TOK_FALSE ? 5
+                                               : type == TOK_STR ? n + 2 : 4;
+        if (type != TOK_NAN && type != TOK_POS_INF && type != TOK_NEG_INF &&
+            end >= len && end - len >= d->rec.offset)
+            d->rec.offset = end - len;
         return finish_record(d);
+    }
     return 1;
 }
 
@@ -237,6 +246,7 @@ static int y_map_key(void *ctx, const unsigned char *s, size_t n)
 {
     D;
     if (d->replaying) return 1;
+    d->last_good_off = json_cur_off(d);
     if (d->cap == CAP_RECORD || d->cap == CAP_TOP) {
         if (d->cap == CAP_RECORD && d->depth == d->cap_depth)
             d->rec.cur_field = json_field_lookup(s, n);
@@ -256,6 +266,7 @@ static int y_map_key(void *ctx, const unsigned char *s, size_t n)
 
 static int open_container(json_decoder *d, int type)
 {
+    d->last_good_off = json_cur_off(d);
     if (d->depth >= d->max_depth) {
         tread__fail(d->p, TREAD_ERROR_LIMIT_DEPTH, json_cur_off(d) - 1,
                     "nesting deeper than the limit of %d (TREAD_OPT_MAX_DEPTH)", d->max_depth);
@@ -267,6 +278,8 @@ static int open_container(json_decoder *d, int type)
         if (act == ACT_FAIL)
             return 0;
     }
+    if (act == ACT_APPEND && d->cap == CAP_TOP && d->cap_depth == 0)
+        d->rec.offset = json_cur_off(d) - 1; /* a top-level value's '{' or '[' */
     if (act == ACT_APPEND && d->cap != CAP_SKIP) {
         note_field(d);
         int rc = args_put_tok(&d->rec.tok, type == 'm' ? TOK_DICT_BEGIN : TOK_ARRAY_BEGIN);
@@ -285,6 +298,7 @@ static int open_container(json_decoder *d, int type)
 
 static int close_container(json_decoder *d, int type)
 {
+    d->last_good_off = json_cur_off(d);
     if (d->depth == 0)
         return 1;
     if (d->cap != CAP_NONE && d->depth == d->cap_depth) {
@@ -352,8 +366,10 @@ static int rebuild_yajl(json_decoder *d)
         return 0;
     d->replaying = 1;
     for (int i = 0; i < d->depth; i++) {
-        const char *piece = d->stack[i] == 'm' ? (i + 1 == d->depth ? "{\"\":0" : "{\"\":")
-                                               : (i + 1 == d->depth ? "[0" : "[");
+        /* the last value is a literal: yajl reports it without lookahead,
+         * so it is gone before the callbacks come back on */
+        const char *piece = d->stack[i] == 'm' ? (i + 1 == d->depth ? "{\"\":null" : "{\"\":")
+                                               : (i + 1 == d->depth ? "[null" : "[");
         yajl_parse(d->yh, (const unsigned char *)piece, strlen(piece));
     }
     d->replaying = 0;
@@ -388,8 +404,11 @@ static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
     size_t ml = strlen(m);
     while (ml && (m[ml - 1] == '\n' || m[ml - 1] == ' '))
         ml--;
-    tread__fail(d->p, TREAD_ERROR_SYNTAX, json_cur_off(d) ? json_cur_off(d) - (d->slice_synthetic ? 0 : 1) : 0,
-                "invalid JSON: %.*s", (int)ml, m);
+    /* yajl's own position depends on how it buffered the bad token; the
+     * end of the last good token does not, so report that. */
+    tread__fail(d->p, TREAD_ERROR_SYNTAX, d->last_good_off,
+                "invalid JSON after byte %llu: %.*s", (unsigned long long)d->last_good_off,
+                (int)ml, m);
     if (msg)
         yajl_free_error(d->yh, msg);
     return -1;
@@ -475,7 +494,9 @@ static tread_status jd_finish(void *dec)
     int rc = json_filter_finish(&d->filter, p->dec_offset);
     if (rc)
         return rc == 1 ? TREAD_STATUS_PAUSED : TREAD_STATUS_ERROR;
-    if (!d->doc_done) {
+    /* Input cut inside a token (string, number, literal): yajl would call
+     * the fragment a syntax error; it is a truncation, reported below. */
+    if (!d->doc_done && !json_filter_mid_token(&d->filter)) {
         if (d->yajl_dead && rebuild_yajl(d))
             return TREAD_STATUS_ERROR;
         d->slice_off = p->dec_offset;
@@ -502,10 +523,17 @@ static tread_status jd_finish(void *dec)
                     (unsigned long long)d->rec.offset);
         d->cap = CAP_NONE;
     }
-    if (!d->doc_done && d->depth > 0)
+    if (!d->doc_done && d->depth > 0) {
+        char closers[16];
+        int n = 0;
+        for (int i = d->depth - 1; i >= 0 && n < (int)sizeof closers - 4; i--)
+            closers[n++] = d->stack[i] == 'm' ? '}' : ']';
+        if (d->depth > (int)sizeof closers - 4)
+            closers[n++] = '.', closers[n++] = '.', closers[n++] = '.';
+        closers[n] = 0;
         tread__warn(p, TREAD_WARN_MISSING_END, p->dec_offset,
-                    "input ends before the JSON document is closed (missing %s)",
-                    d->stack[0] == 'm' ? "]}" : "]");
+                    "input ends before the JSON document is closed (missing %s)", closers);
+    }
     p->stop_requested = 0; /* nothing is left to stop */
     return TREAD_STATUS_OK;
 }
@@ -520,6 +548,7 @@ static void jd_destroy(void *dec)
     tread_buf_free(&d->rec.key);
     tread_buf_free(&d->top_key);
     tread_buf_free(&d->sub_key);
+    tread_buf_free(&d->series);
     tread_free(a, d->stack);
     tread_free(a, d->role);
     tread_free(a, d);
@@ -541,6 +570,7 @@ void *tread__json_decoder_create(tread_parser *p, const tread_decoder_ops **ops)
     tread_buf_init(&d->rec.key, &p->alloc, p->max_string_bytes + 32);
     tread_buf_init(&d->top_key, &p->alloc, p->max_string_bytes);
     tread_buf_init(&d->sub_key, &p->alloc, p->max_string_bytes);
+    tread_buf_init(&d->series, &p->alloc, p->max_event_bytes);
     d->ycb.yajl_null = y_null;
     d->ycb.yajl_boolean = y_boolean;
     d->ycb.yajl_number = y_number; /* raw text: exact times, no 64-bit overflow abort */

@@ -49,11 +49,13 @@ typedef struct json_decoder {
     json_record rec;
     tread_buf top_key;      /* last key of the top-level object */
     tread_buf sub_key;      /* last key of stackFrames / systemTraceEvents */
+    tread_buf series;       /* dotted counter series names */
     uint64_t key_end_off;   /* where the last top-level/sub key ended */
 
     /* where yajl is reading: input offset of the current slice */
     uint64_t slice_off;
     int slice_synthetic;
+    uint64_t last_good_off; /* end of the last token yajl accepted */
 
     /* a lenient NaN/Infinity standing in as "0" */
     int special;
@@ -74,8 +76,9 @@ typedef struct json_decoder {
 /* Offset in the input of what yajl has read so far. */
 static inline uint64_t json_cur_off(const json_decoder *d)
 {
-    return d->slice_synthetic ? d->slice_off
-                              : d->slice_off + yajl_get_bytes_consumed(d->yh);
+    /* Synthetic text stands byte for byte for what it replaces (a literal
+     * split across chunks, a held comma), except "0" for NaN/Infinity. */
+    return d->slice_off + yajl_get_bytes_consumed(d->yh);
 }
 
 /* Maps the captured record to events and emits them, starting with the

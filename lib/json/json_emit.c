@@ -9,6 +9,7 @@
 typedef struct emit_ctx {
     json_decoder *d;
     json_record *r;
+    int quiet;          /* resuming a record: its warnings were given */
     tread_json_raw raw;
 } emit_ctx;
 
@@ -40,7 +41,8 @@ static tread_args inner(const json_record *r, const unsigned char *t)
 
 static void bad_field(emit_ctx *c, const char *name, const char *why)
 {
-    tread__warn(c->d->p, TREAD_WARN_BAD_FIELD, c->r->offset,
+    if (!c->quiet)
+        tread__warn(c->d->p, TREAD_WARN_BAD_FIELD, c->r->offset,
                 "field \"%s\" %s: ignored", name, why);
 }
 
@@ -61,7 +63,8 @@ static int get_time(emit_ctx *c, int f, const char *name, int64_t *out)
         return 0;
     }
     if (rc == -2) {
-        tread__warn(c->d->p, TREAD_WARN_NUMBER_RANGE, c->r->offset,
+        if (!c->quiet)
+            tread__warn(c->d->p, TREAD_WARN_NUMBER_RANGE, c->r->offset,
                     "field \"%s\" (%.*s us) is out of the int64 nanosecond range: ignored",
                     name, (int)(s.len > 40 ? 40 : s.len), s.ptr);
         return 0;
@@ -214,6 +217,13 @@ static tread_event_kind kind_of_phase(int ph)
     }
 }
 
+/* Chrome's argument filter writes "args": "__stripped__". */
+static int is_stripped(const unsigned char *t)
+{
+    tread_str s = tok_text(t);
+    return t[0] == TOK_STR && s.len == 12 && memcmp(s.ptr, "__stripped__", 12) == 0;
+}
+
 /* Fields common to every record shape. */
 static void fill_common(emit_ctx *c, tread_event *ev)
 {
@@ -238,7 +248,8 @@ static void fill_common(emit_ctx *c, tread_event *ev)
     if (t) {
         if (t[0] == TOK_DICT_BEGIN)
             ev->args = inner(r, t);
-        else if (!(t[0] == TOK_ARRAY_BEGIN && t[1] == TOK_ARRAY_END) && t[0] != TOK_NULL)
+        else if (!(t[0] == TOK_ARRAY_BEGIN && t[1] == TOK_ARRAY_END) && t[0] != TOK_NULL &&
+                 !is_stripped(t))
             bad_field(c, "args", "is not an object");
     }
 }
@@ -306,27 +317,63 @@ static void fill_metadata(tread_event *ev)
     }
 }
 
-/* C: one event per numeric member of args. Returns 1 when stopped. */
+/* The series name of a counter leaf: its key, or the dotted path of keys
+ * when it sits in nested dicts (DevTools' UpdateCounters: args.data.*). */
+static int series_name(emit_ctx *c, const tread_str *path, int depth, tread_str key,
+                       tread_str *out)
+{
+    if (depth == 0) {
+        *out = key;
+        return 0;
+    }
+    tread_buf *b = &c->d->series;
+    b->len = 0;
+    int rc = 0;
+    for (int i = 0; i < depth && !rc; i++) {
+        rc = tread_buf_append(b, path[i].ptr, path[i].len);
+        if (!rc)
+            rc = tread_buf_append(b, ".", 1);
+    }
+    if (!rc)
+        rc = tread_buf_append(b, key.ptr, key.len);
+    if (!rc)
+        rc = tread_buf_append(b, "", 1);
+    if (rc)
+        return -1;
+    out->ptr = (const char *)b->data;
+    out->len = b->len - 1;
+    return 0;
+}
+
+/* C: one event per numeric leaf of args (nested dicts flattened to dotted
+ * series names). Returns 1 when stopped before the last series. */
 static int emit_counters(emit_ctx *c, tread_event *ev, size_t first)
 {
+    enum { MAX_PATH = 16 };
+    tread_str path[MAX_PATH];
     tread_args_iter it;
     tread_arg a;
     size_t index = 0, series = 0;
     tread_args_iter_init(&it, &ev->args);
     while (tread_args_next(&it, &a)) {
-        if (a.depth != 0)
+        if (a.type == TREAD_ARG_DICT_END)
             continue;
+        if (a.type == TREAD_ARG_DICT_BEGIN && a.depth < MAX_PATH && a.key.ptr) {
+            path[a.depth] = a.key;
+            continue;
+        }
         if (a.type == TREAD_ARG_DICT_BEGIN || a.type == TREAD_ARG_ARRAY_BEGIN)
             tread_args_skip(&it);
         if (index++ < first)
             continue;
         double v;
         tread_str text = a.text;
+        int64_t scratch;
         if (a.type == TREAD_ARG_INT) v = (double)a.v.i;
         else if (a.type == TREAD_ARG_UINT) v = (double)a.v.u;
         else if (a.type == TREAD_ARG_DOUBLE) v = a.v.d;
         else if (a.type == TREAD_ARG_STRING && a.v.s.len &&
-                 timeconv_decimal_scaled(a.v.s.ptr, a.v.s.len, 0, &(int64_t){0}) != -1) {
+                 timeconv_decimal_scaled(a.v.s.ptr, a.v.s.len, 0, &scratch) != -1) {
             v = timeconv_parse_double(a.v.s.ptr, a.v.s.len);
             text = a.v.s;
         } else {
@@ -335,7 +382,10 @@ static int emit_counters(emit_ctx *c, tread_event *ev, size_t first)
                         (int)(a.key.len > 60 ? 60 : a.key.len), a.key.ptr ? a.key.ptr : "");
             continue;
         }
-        ev->series = a.key;
+        if (series_name(c, path, a.depth, a.key, &ev->series)) {
+            tread__fail(c->d->p, TREAD_ERROR_NOMEM, c->r->offset, "out of memory");
+            return 0;
+        }
         ev->value = v;
         ev->value_text = text;
         ev->flags |= TREAD_HAS_VALUE;
@@ -414,6 +464,7 @@ int json_emit_record(json_decoder *d, size_t first)
     emit_ctx c;
     c.d = d;
     c.r = r;
+    c.quiet = first > 0;
     c.raw.section = r->section;
     c.raw.offset = r->offset;
     c.raw.length = json_cur_off(d) - r->offset;

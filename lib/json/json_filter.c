@@ -7,26 +7,18 @@ enum { F_VALUE = 0, F_STRING, F_STRING_ESC, F_SLASH, F_LINE_COMMENT,
 
 enum { CL_PLAIN = 0, CL_NUM, CL_MINUS, CL_LETTER, CL_QUOTE, CL_SLASH, CL_COMMA };
 
-static unsigned char byte_class[256];
-
-static void init_classes(void)
-{
-    /* Idempotent and race-free in effect: every thread writes the same
-     * values, and the table is complete before the flag byte is set. */
-    if (byte_class['"'] == CL_QUOTE)
-        return;
-    unsigned char t[256] = {0};
-    for (int c = '0'; c <= '9'; c++) t[c] = CL_NUM;
-    t['.'] = t['+'] = CL_NUM;
-    t['-'] = CL_MINUS;
-    for (int c = 'a'; c <= 'z'; c++) t[c] = CL_LETTER;
-    for (int c = 'A'; c <= 'Z'; c++) t[c] = CL_LETTER;
-    t['/'] = CL_SLASH;
-    t[','] = CL_COMMA;
-    for (int c = 0; c < 256; c++)
-        if (c != '"') byte_class[c] = t[c];
-    byte_class['"'] = CL_QUOTE;
-}
+/* CL_* of every byte: digits . + are CL_NUM, - CL_MINUS, letters
+ * CL_LETTER, then " / , ; everything else CL_PLAIN. */
+static const unsigned char byte_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 1, 6, 2, 1, 5, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
+    0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 
 static int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 static int is_letter(unsigned char c) { return byte_class[c] == CL_LETTER; }
@@ -34,7 +26,6 @@ static int is_letter(unsigned char c) { return byte_class[c] == CL_LETTER; }
 void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,
                       json_special_fn on_special, void *ctx)
 {
-    init_classes();
     memset(f, 0, sizeof *f);
     f->p = p;
     f->sink = sink;
@@ -70,6 +61,7 @@ static int emit_synthetic(json_filter *f, const void *s, size_t n, uint64_t off)
 
 static int too_long(json_filter *f)
 {
+    f->state = F_VALUE;
     tread__fail(f->p, TREAD_ERROR_LIMIT_STRING, f->run_off,
                 "string or number longer than the limit of %llu bytes (TREAD_OPT_MAX_STRING_BYTES)",
                 (unsigned long long)f->max_token);
@@ -206,8 +198,11 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                         f->run = 0;
                         f->run_off = off + i;
                     }
-                    if (++f->run > f->max_token)
+                    if (++f->run > f->max_token) {
+                        if (f->run_off >= off)
+                            FLUSH((size_t)(f->run_off - off));
                         return too_long(f);
+                    }
                     continue;
                 }
                 break;
@@ -307,8 +302,11 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                 f->run += (uint64_t)(n - i);
                 i = n;
             }
-            if (f->run > f->max_token)
+            if (f->run > f->max_token) {
+                if (f->run_off >= off)
+                    FLUSH((size_t)(f->run_off - off));
                 return too_long(f);
+            }
             break;
         }
         case F_STRING_ESC:
@@ -387,6 +385,11 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
 #undef SYNTH
 }
 
+int json_filter_mid_token(const json_filter *f)
+{
+    return f->cut_token || f->state == F_STRING || f->state == F_STRING_ESC || f->in_number;
+}
+
 int json_filter_finish(json_filter *f, uint64_t off)
 {
     size_t taken;
@@ -407,12 +410,23 @@ int json_filter_finish(json_filter *f, uint64_t off)
         return emit_synthetic(f, bom, (size_t)held, 0);
     }
     if (f->state == F_WORD && f->word_len) {
-        if (f->word_len == 1 && f->word[0] == '-') {
+        size_t neg = f->word[0] == '-';
+        static const char *const whole[] = {"true", "false", "null", "NaN", "nan", "NAN",
+                                            "Infinity", "infinity", "inf", "Inf", "INF"};
+        (void)whole;
+        int prefix = f->word_len == neg; /* a lone "-" */
+        for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+            size_t k = i < 3 ? 0 : neg, wl = strlen(whole[i]);
+            if (f->word_len - k < wl && memcmp(f->word + k, whole[i], f->word_len - k) == 0)
+                prefix = 1;
+        }
+        if (prefix) {
+            f->cut_token = 1; /* "tr", "Infin", "-": the input stops inside it */
             f->word_len = 0;
             f->state = F_VALUE;
-            return emit_synthetic(f, "-", 1, f->word_off);
+            return 0;
         }
-        return resolve_word(f);
+        return resolve_word(f); /* a whole word, or junk for yajl to report */
     }
     if (f->comma_held) {
         /* a comma at the very end: nothing follows it */

@@ -42,6 +42,7 @@ typedef struct json_filter {
 
     int state;
     int in_number;
+    int cut_token;            /* finish found a token cut short */
     uint64_t run;             /* length of the current string/number */
     uint64_t run_off;         /* where it started */
     int comma_held;
@@ -62,6 +63,10 @@ void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,
  * 1 (paused: *consumed bytes were used) or -1 (error). */
 int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                      uint64_t off, size_t *consumed);
+
+/* Is the input, as far as it went, cut inside a token (string, number,
+ * literal)? Valid after json_filter_finish. */
+int json_filter_mid_token(const json_filter *f);
 
 /* End of input: flushes held text. Returns like json_filter_feed. */
 int json_filter_finish(json_filter *f, uint64_t off);

@@ -701,7 +701,7 @@ static void test_counter_stop_resume(void)
         CHECK_EQ_STR(stop_series[1], "b");
         CHECK_EQ_STR(stop_series[2], "c");
     }
-    /* BUG: each resume inside the counter (json_emit_record with first > 0)
+    /* Regression (fixed): each resume inside the counter (json_emit_record with first > 0)
      * runs fill_common() again, which repeats the record's field warnings:
      * here 3 BAD_FIELD warnings for the one bad "ts". */
     CHECK_EQ_INT(stop_warn_by_kind[TREAD_WARN_BAD_FIELD], 1);
@@ -916,7 +916,7 @@ static void test_top_level_keys(void)
     if (r) {
         tread_args f = args_of(&r->fields);
         CHECK(tread_args_find(&f, "otherData.version", 17, &v));
-        /* BUG: the record of a top-level value starts at the byte after
+        /* Regression (fixed): the record of a top-level value starts at the byte after
          * the key's closing quote (the ':' or the blank before it), not
          * at the value: here 'offset' is that of ": {" and 'length' counts
          * the ": " too. A record's offset is that of its '{' and its length
@@ -928,14 +928,14 @@ static void test_top_level_keys(void)
     r = raw_with_key(TREAD_JSON_TOP_LEVEL, "someUnknownKey");
     CHECK(r != NULL);
     if (r) {
-        /* BUG: as above, for an array value ("[1,2,3]") */
+        /* Regression (fixed): as above, for an array value ("[1,2,3]") */
         CHECK_EQ_INT(r->offset, offset_of(doc, "[1,2,3]", 0));
         CHECK_EQ_INT(r->length, 7);
     }
     r = raw_with_key(TREAD_JSON_TOP_LEVEL, "displayTimeUnit");
     CHECK(r != NULL);
     if (r) {
-        /* BUG: as above, for a string value ("\"ns\"") */
+        /* Regression (fixed): as above, for a string value ("\"ns\"") */
         CHECK_EQ_INT(r->offset, offset_of(doc, "\"ns\"", 0));
         CHECK_EQ_INT(r->length, 4);
     }

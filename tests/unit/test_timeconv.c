@@ -263,7 +263,7 @@ static void test_parse_double(void)
 
 /* FNV-1a, 64 bits: offset basis 14695981039346656037 (0xcbf29ce484222325),
  * prime 1099511628211; reference values from the FNV test suite.
- * BUG: timeconv.c starts from 1469598103934665603, the basis with its last
+ * Regression (fixed): timeconv.c starts from 1469598103934665603, the basis with its last
  * digit dropped, so no value matches FNV-1a ("a" hashes to something else
  * than 0xaf63dc4c8601ec8c). Stable, but not the documented hash. */
 static void test_hash64(void)

@@ -1,0 +1,213 @@
+#include "event_dump.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dump_init(dump *d) { memset(d, 0, sizeof *d); }
+
+void dump_free(dump *d)
+{
+    free(d->text);
+    memset(d, 0, sizeof *d);
+}
+
+void dump_printf(dump *d, const char *fmt, ...)
+{
+    va_list ap;
+    for (;;) {
+        size_t room = d->cap - d->len;
+        va_start(ap, fmt);
+        int n = vsnprintf(d->text ? d->text + d->len : NULL, room, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            return;
+        if ((size_t)n < room) {
+            d->len += (size_t)n;
+            return;
+        }
+        size_t cap = d->cap ? d->cap * 2 : 4096;
+        while (cap - d->len <= (size_t)n)
+            cap *= 2;
+        char *t = realloc(d->text, cap);
+        if (!t)
+            abort();
+        d->text = t;
+        d->cap = cap;
+    }
+}
+
+static void dump_str(dump *d, const char *label, tread_str s)
+{
+    if (!s.ptr)
+        return;
+    dump_printf(d, " %s=\"", label);
+    for (size_t i = 0; i < s.len; i++) {
+        unsigned char c = (unsigned char)s.ptr[i];
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
+            dump_printf(d, "\\x%02x", c);
+        else
+            dump_printf(d, "%c", c);
+    }
+    dump_printf(d, "\"");
+}
+
+void dump_args(dump *d, const tread_args *a)
+{
+    tread_args_iter it;
+    tread_arg v;
+    tread_args_iter_init(&it, a);
+    while (tread_args_next(&it, &v)) {
+        dump_printf(d, " [%d", v.depth);
+        dump_str(d, "k", v.key);
+        dump_printf(d, " %s", tread_arg_type_name(v.type));
+        switch (v.type) {
+        case TREAD_ARG_BOOL: dump_printf(d, "=%d", v.v.b); break;
+        case TREAD_ARG_INT: dump_printf(d, "=%" PRId64, v.v.i); break;
+        case TREAD_ARG_UINT:
+        case TREAD_ARG_POINTER:
+        case TREAD_ARG_KOID: dump_printf(d, "=%" PRIu64, v.v.u); break;
+        case TREAD_ARG_DOUBLE: dump_printf(d, "=%.17g", v.v.d); break;
+        case TREAD_ARG_STRING:
+        case TREAD_ARG_BYTES: dump_str(d, "s", v.v.s); break;
+        default: break;
+        }
+        dump_str(d, "text", v.text);
+        dump_printf(d, "]");
+    }
+}
+
+void dump_event(dump *d, const tread_event *ev)
+{
+    dump_printf(d, "%s fmt=%s ph=%d fl=%x", tread_event_kind_name(ev->kind),
+                tread_format_name(ev->format), ev->phase, ev->flags);
+    if (ev->flags & TREAD_HAS_TS) dump_printf(d, " ts=%" PRId64, ev->ts);
+    if (ev->flags & TREAD_HAS_DUR) dump_printf(d, " dur=%" PRId64, ev->dur);
+    if (ev->flags & TREAD_HAS_TTS) dump_printf(d, " tts=%" PRId64, ev->tts);
+    if (ev->flags & TREAD_HAS_TDUR) dump_printf(d, " tdur=%" PRId64, ev->tdur);
+    dump_printf(d, " pid=%" PRId64 " tid=%" PRId64, ev->pid, ev->tid);
+    if (ev->flags & TREAD_HAS_CPU) dump_printf(d, " cpu=%" PRId64, ev->cpu);
+    dump_str(d, "pid_str", ev->pid_str);
+    dump_str(d, "tid_str", ev->tid_str);
+    dump_str(d, "name", ev->name);
+    dump_str(d, "cat", ev->cat);
+    dump_str(d, "id", ev->id);
+    if (ev->flags & TREAD_HAS_ID_NUM) dump_printf(d, " id_num=%" PRIu64, ev->id_num);
+    dump_str(d, "scope", ev->id_scope);
+    dump_str(d, "bind_id", ev->bind_id);
+    dump_str(d, "cname", ev->cname);
+    if (ev->scope) dump_printf(d, " s=%d", (int)ev->scope);
+    dump_str(d, "sf", ev->sf);
+    dump_str(d, "esf", ev->esf);
+    dump_str(d, "parent", ev->parent);
+    if (ev->flags & TREAD_HAS_TIDELTA) dump_printf(d, " tidelta=%" PRId64, ev->tidelta);
+    if (ev->flags & TREAD_HAS_TICOUNT) dump_printf(d, " ticount=%" PRId64, ev->ticount);
+    dump_str(d, "series", ev->series);
+    if (ev->flags & TREAD_HAS_VALUE) dump_printf(d, " value=%.17g", ev->value);
+    dump_str(d, "value_text", ev->value_text);
+    if (ev->meta) dump_printf(d, " meta=%s", tread_meta_name(ev->meta));
+    dump_str(d, "meta_str", ev->meta_str);
+    if (ev->flags & TREAD_HAS_META_NUM) dump_printf(d, " meta_num=%" PRId64, ev->meta_num);
+    dump_printf(d, " off=%" PRIu64, ev->offset);
+    if (ev->stack.data) { dump_printf(d, " stack:"); dump_args(d, &ev->stack); }
+    if (ev->estack.data) { dump_printf(d, " estack:"); dump_args(d, &ev->estack); }
+    dump_printf(d, " args:");
+    dump_args(d, &ev->args);
+    dump_printf(d, "\n");
+}
+
+static int on_event(void *user, const tread_event *ev)
+{
+    dump *d = user;
+    dump_event(d, ev);
+    d->events++;
+    if (d->stop_every && d->events % d->stop_every == 0) {
+        d->stops++;
+        return 1;
+    }
+    return 0;
+}
+
+static int on_warning(void *user, const tread_warning *w)
+{
+    dump *d = user;
+    d->warnings++;
+    dump_printf(d, "warning %s off=%" PRIu64 " %s\n", tread_warning_name(w->kind), w->offset,
+                w->message);
+    return 0;
+}
+
+static int on_raw(void *user, const tread_json_raw *raw)
+{
+    dump *d = user;
+    dump_printf(d, "raw section=%d off=%" PRIu64 " len=%" PRIu64, (int)raw->section, raw->offset,
+                raw->length);
+    dump_str(d, "key", raw->key);
+    dump_printf(d, " fields:");
+    dump_args(d, &raw->fields);
+    dump_printf(d, "\n");
+    return 0;
+}
+
+const tread_callbacks dump_callbacks = {on_event, on_warning, on_raw};
+
+tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk, const int64_t *opts)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    for (; opts && opts[0]; opts += 2)
+        if (tread_config(p, (tread_option)opts[0], opts[1]) != 0)
+            dump_printf(d, "config %d rejected\n", (int)opts[0]);
+    tread_set_callbacks(p, &dump_callbacks, d);
+    const unsigned char *b = buf;
+    size_t off = 0;
+    tread_status st = TREAD_STATUS_OK;
+    if (chunk == 0)
+        chunk = len ? len : 1;
+    while (off < len && st != TREAD_STATUS_ERROR) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        st = tread_feed(p, b + off, n);
+        off += n;
+        while (st == TREAD_STATUS_PAUSED)
+            st = tread_resume(p);
+    }
+    if (st != TREAD_STATUS_ERROR) {
+        st = tread_finish(p);
+        while (st == TREAD_STATUS_PAUSED)
+            st = tread_resume(p);
+    }
+    tread_stats s;
+    tread_get_stats(p, &s);
+    dump_printf(d, "status=%d error=%s off=%" PRIu64 " msg=%s events=%" PRIu64 " warnings=%" PRIu64
+                " decoded=%" PRIu64 " format=%s compression=%s\n",
+                (int)st, tread_error_name(tread_get_error(p)), tread_get_error_offset(p),
+                tread_get_error_message(p), s.events, s.warnings, s.bytes_decoded,
+                tread_format_name(s.format), tread_compression_name(s.compression));
+    tread_parser_free(p);
+    return st;
+}
+
+unsigned char *dump_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 20, n = 0;
+    unsigned char *b = malloc(cap);
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            b = realloc(b, cap);
+        }
+        size_t r = fread(b + n, 1, cap - n, f);
+        if (r == 0)
+            break;
+        n += r;
+    }
+    fclose(f);
+    *len = n;
+    return b;
+}

@@ -1,0 +1,39 @@
+/* Canonical text of every event, warning and raw record a parse delivers:
+ * what the chunk-boundary, resume and unit tests compare. */
+#ifndef TREAD_EVENT_DUMP_H
+#define TREAD_EVENT_DUMP_H
+
+#include <stddef.h>
+#include <tread.h>
+#include <tread/json.h>
+
+typedef struct dump {
+    char *text;          /* NUL-terminated, one line per item */
+    size_t len, cap;
+    size_t events, warnings;
+    size_t stop_every;   /* >0: the event callback asks to stop every N events */
+    size_t stops;        /* how many stops were asked for */
+} dump;
+
+void dump_init(dump *d);
+void dump_free(dump *d);
+/* Callbacks that append to the dump (user pointer: dump *). */
+extern const tread_callbacks dump_callbacks;
+/* Appends one event / arg list as text. */
+void dump_event(dump *d, const tread_event *ev);
+void dump_args(dump *d, const tread_args *a);
+void dump_printf(dump *d, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Parses buf with the given chunk size (0: whole), resuming after every
+ * stop, and returns the final status; the dump ends with a status line. */
+tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk,
+                        const int64_t *opts /* pairs opt,value; 0-ended */);
+
+/* Reads a whole file (for tests only). NULL on failure. */
+unsigned char *dump_read_file(const char *path, size_t *len);
+
+#endif

@@ -1,0 +1,50 @@
+/* A minimal test harness: CHECK* macros count failures; main returns
+ * TEST_EXIT() (0 pass, 1 fail) for automake's test driver. */
+#ifndef TREAD_TESTLIB_H
+#define TREAD_TESTLIB_H
+
+#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+
+static int test_failures;
+static int test_checks;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        test_checks++;                                                         \
+        if (!(cond)) {                                                         \
+            test_failures++;                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__,   \
+                    #cond);                                                    \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_EQ_INT(a, b)                                                     \
+    do {                                                                       \
+        long long a_ = (long long)(a), b_ = (long long)(b);                    \
+        test_checks++;                                                         \
+        if (a_ != b_) {                                                        \
+            test_failures++;                                                   \
+            fprintf(stderr, "%s:%d: %s == %lld, expected %s == %lld\n",        \
+                    __FILE__, __LINE__, #a, a_, #b, b_);                       \
+        }                                                                      \
+    } while (0)
+
+#define CHECK_EQ_STR(a, b)                                                     \
+    do {                                                                       \
+        const char *a_ = (a), *b_ = (b);                                       \
+        test_checks++;                                                         \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                               \
+            test_failures++;                                                   \
+            fprintf(stderr, "%s:%d: %s == \"%s\", expected \"%s\"\n",          \
+                    __FILE__, __LINE__, #a, a_ ? a_ : "(null)",                \
+                    b_ ? b_ : "(null)");                                       \
+        }                                                                      \
+    } while (0)
+
+#define TEST_EXIT()                                                            \
+    (fprintf(stderr, "%d checks, %d failed\n", test_checks, test_failures),    \
+     test_failures ? 1 : 0)
+
+#endif

@@ -1,0 +1,369 @@
+/* Core: sniffing, gzip/zstd (several members/frames), chunking across the
+ * decompressor, errors with offsets, stop/resume, options, file input,
+ * allocator hooks. */
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+#include "event_dump.h"
+#include "testlib.h"
+
+static const char TRACE[] =
+    "{\"traceEvents\":[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1},"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":3},"
+    "{\"ph\":\"C\",\"name\":\"c\",\"pid\":1,\"ts\":4,\"args\":{\"x\":1,\"y\":2,\"z\":3}},"
+    "{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":2,\"ts\":5,\"dur\":1}],"
+    "\"otherData\":{\"v\":1}}";
+
+/* ---- helpers ---- */
+
+static size_t gzip_member(const void *in, size_t n, unsigned char *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort();
+    z.next_in = (Bytef *)in;
+    z.avail_in = (uInt)n;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+        abort();
+    size_t len = cap - z.avail_out;
+    deflateEnd(&z);
+    return len;
+}
+
+static size_t zstd_frame(const void *in, size_t n, unsigned char *out, size_t cap)
+{
+    size_t r = ZSTD_compress(out, cap, in, n, 3);
+    if (ZSTD_isError(r))
+        abort();
+    return r;
+}
+
+static char *parse_text(const void *buf, size_t len, size_t chunk, const int64_t *opts)
+{
+    dump d;
+    dump_init(&d);
+    dump_parse(&d, buf, len, chunk, opts);
+    return d.text; /* caller frees */
+}
+
+/* The dump of TRACE fed plainly, for comparisons (status line excluded). */
+static char *events_only(char *text)
+{
+    char *s = strstr(text, "status=");
+    if (s)
+        *s = 0;
+    return text;
+}
+
+static tread_parser *run(const void *buf, size_t len, tread_status *st, const int64_t *opts)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    for (; opts && opts[0]; opts += 2)
+        CHECK_EQ_INT(tread_config(p, (tread_option)opts[0], opts[1]), 0);
+    *st = tread_feed(p, buf, len);
+    if (*st == TREAD_STATUS_OK)
+        *st = tread_finish(p);
+    return p;
+}
+
+/* ---- sniffing ---- */
+
+static void expect_format(const char *input, size_t len, tread_format want_format,
+                          tread_error want_error)
+{
+    tread_status st;
+    tread_parser *p = run(input, len, &st, NULL);
+    tread_stats s;
+    tread_get_stats(p, &s);
+    CHECK_EQ_INT(s.format, want_format);
+    CHECK_EQ_INT(tread_get_error(p), want_error);
+    CHECK_EQ_INT(st, want_error ? TREAD_STATUS_ERROR : TREAD_STATUS_OK);
+    if (want_error == TREAD_ERROR_UNSUPPORTED) {
+        const char *m = tread_get_error_message(p);
+        CHECK(strstr(m, tread_format_name(want_format)) != NULL);
+        CHECK(strstr(m, "not supported yet") != NULL);
+    }
+    tread_parser_free(p);
+}
+
+static void test_sniff(void)
+{
+    expect_format("[]", 2, TREAD_FORMAT_JSON, 0);
+    expect_format("  \n {\"traceEvents\":[]}", 21, TREAD_FORMAT_JSON, 0);
+    expect_format("\n[{\"ph\":\"i\"}]", 13, TREAD_FORMAT_JSON, 0);
+    expect_format("\xef\xbb\xbf[]", 5, TREAD_FORMAT_JSON, 0);
+    static const char fxt[] = "\x10\x00\x04\x46\x78\x54\x16\x00\x00\x00";
+    expect_format(fxt, sizeof fxt - 1, TREAD_FORMAT_FXT, TREAD_ERROR_UNSUPPORTED);
+    /* a TracePacket of 4 bytes: timestamp (field 8, varint) */
+    static const char pf[] = "\x0a\x04\x40\x80\x01\x00";
+    expect_format(pf, sizeof pf - 1, TREAD_FORMAT_PERFETTO, TREAD_ERROR_UNSUPPORTED);
+    const char *ft = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n"
+                     "#\n#                              _-----=> irqs-off\n";
+    expect_format(ft, strlen(ft), TREAD_FORMAT_FTRACE, TREAD_ERROR_UNSUPPORTED);
+    const char *ht = "<!DOCTYPE html>\n<html><head></head><body><script class=\"trace-data\">"
+                     "# tracer: nop\n</script></body></html>\n";
+    expect_format(ht, strlen(ht), TREAD_FORMAT_SYSTRACE, TREAD_ERROR_UNSUPPORTED);
+    expect_format("hello world, this is not a trace", 32, TREAD_FORMAT_UNKNOWN,
+                  TREAD_ERROR_UNKNOWN_FORMAT);
+    expect_format("", 0, TREAD_FORMAT_UNKNOWN, TREAD_ERROR_UNKNOWN_FORMAT);
+    /* sniffing must not depend on chunking either */
+    char *a = parse_text(ft, strlen(ft), 0, NULL), *b = parse_text(ft, strlen(ft), 1, NULL);
+    CHECK_EQ_STR(a, b);
+    free(a);
+    free(b);
+}
+
+/* ---- compression ---- */
+
+static void test_gzip_zstd(void)
+{
+    size_t n = strlen(TRACE);
+    char *plain = events_only(parse_text(TRACE, n, 0, NULL));
+    CHECK(strstr(plain, "slice_begin") != NULL);
+    unsigned char gz[4096], zs[4096];
+    /* two gzip members: the trace split in the middle of a token */
+    size_t half = n / 2;
+    size_t g1 = gzip_member(TRACE, half, gz, sizeof gz);
+    size_t g2 = gzip_member(TRACE + half, n - half, gz + g1, sizeof gz - g1);
+    size_t z1 = zstd_frame(TRACE, half, zs, sizeof zs);
+    size_t z2 = zstd_frame(TRACE + half, n - half, zs + z1, sizeof zs - z1);
+    static const size_t chunks[] = {0, 1, 3, 64};
+    for (size_t i = 0; i < 4; i++) {
+        char *g = parse_text(gz, g1 + g2, chunks[i], NULL);
+        CHECK(strstr(g, "compression=gzip") != NULL);
+        CHECK_EQ_STR(events_only(g), plain);
+        free(g);
+        char *z = parse_text(zs, z1 + z2, chunks[i], NULL);
+        CHECK(strstr(z, "compression=zstd") != NULL);
+        CHECK_EQ_STR(events_only(z), plain);
+        free(z);
+    }
+    /* decompression can be turned off: gzip bytes are then not a trace */
+    int64_t off[] = {TREAD_OPT_DECOMPRESS, 0, 0};
+    tread_status st;
+    tread_parser *p = run(gz, g1, &st, off);
+    CHECK_EQ_INT(st, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_UNKNOWN_FORMAT);
+    tread_parser_free(p);
+
+    /* corrupt gzip: error with an offset inside the compressed input */
+    unsigned char bad[4096];
+    memcpy(bad, gz, g1);
+    for (size_t i = 12; i < 40 && i < g1; i++)
+        bad[i] ^= 0x5a;
+    p = run(bad, g1, &st, NULL);
+    CHECK_EQ_INT(st, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_DECOMPRESS);
+    CHECK(tread_get_error_offset(p) <= g1);
+    tread_parser_free(p);
+
+    /* truncated gzip: a warning, and what arrived is decoded */
+    char *t = parse_text(gz, g1 + g2 - 10, 0, NULL);
+    CHECK(strstr(t, "warning compressed_truncated") != NULL);
+    CHECK(strstr(t, "status=0") != NULL);
+    free(t);
+    /* truncated zstd */
+    t = parse_text(zs, z1 + z2 - 5, 0, NULL);
+    CHECK(strstr(t, "warning compressed_truncated") != NULL);
+    free(t);
+    /* garbage after the last gzip member: ignored with a warning */
+    memcpy(bad, gz, g1 + g2);
+    memcpy(bad + g1 + g2, "JUNKJUNK", 8);
+    t = parse_text(bad, g1 + g2 + 8, 0, NULL);
+    CHECK(strstr(t, "warning trailing_data") != NULL);
+    CHECK(strstr(t, plain) != NULL);
+    free(t);
+    free(plain);
+}
+
+/* ---- errors ---- */
+
+static void test_errors(void)
+{
+    const char *in = "[{\"ph\":\"X\",\"ts\":1},\n {\"ph\" \"X\"}]";
+    tread_status st;
+    tread_parser *p = run(in, strlen(in), &st, NULL);
+    CHECK_EQ_INT(st, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_SYNTAX);
+    /* the bad token is the "X" after "ph" at offsets 27..29: yajl
+     * reports it once it has read the whole token */
+    uint64_t off = tread_get_error_offset(p);
+    CHECK(off >= 26 && off <= 30);
+    CHECK(strlen(tread_get_error_message(p)) > 0);
+    /* the error is sticky; feeding more reports it again */
+    CHECK_EQ_INT(tread_feed(p, "x", 1), TREAD_STATUS_ERROR);
+    tread_parser_free(p);
+
+    /* the same with 1-byte chunks */
+    char *a = parse_text(in, strlen(in), 1, NULL);
+    CHECK(strstr(a, "error=syntax") != NULL);
+    free(a);
+
+    /* misuse: finish twice, feed after finish */
+    p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_feed(p, "[]", 2), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_feed(p, "[]", 2), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_MISUSE);
+    tread_parser_free(p);
+    p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_resume(p), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_MISUSE);
+    tread_parser_free(p);
+}
+
+/* ---- options ---- */
+
+static void test_options(void)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_DEPTH, 1), -1);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_DEPTH, 64), 0);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_LENIENT, 2), -1);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, 99), -1);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_EVENT_BYTES, 10), -1);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_STRING_BYTES, 1), -1);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_ZSTD_WINDOW_LOG_MAX, 40), -1);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, 3), 0);
+    CHECK_EQ_INT(tread_config(p, (tread_option)12345, 1), -1);
+    CHECK_EQ_INT(tread_feed(p, "[", 1), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_DEPTH, 64), -1); /* too late */
+    tread_parser_free(p);
+
+    /* forced format: JSON decoder on bytes that would sniff as ftrace */
+    int64_t forced[] = {TREAD_OPT_FORMAT, TREAD_FORMAT_JSON, 0};
+    tread_status st;
+    p = run("# tracer: nop\n", 14, &st, forced);
+    CHECK_EQ_INT(st, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_SYNTAX);
+    tread_parser_free(p);
+
+    /* warnings reported to the callback are capped, all are counted */
+    const char *w = "[{\"ph\":\"Z\"},{\"ph\":\"Z\"},{\"ph\":\"Z\"},{\"ph\":\"Z\"}]";
+    int64_t cap[] = {TREAD_OPT_MAX_WARNINGS_REPORTED, 2, 0};
+    dump d;
+    dump_init(&d);
+    dump_parse(&d, w, strlen(w), 0, cap);
+    CHECK_EQ_INT(d.warnings, 2);
+    CHECK(strstr(d.text, "warnings=4") != NULL);
+    dump_free(&d);
+}
+
+/* ---- stop and resume ---- */
+
+static int stop_on_every(void *user, const tread_event *ev)
+{
+    (void)ev;
+    (*(int *)user)++;
+    return 1;
+}
+
+static void test_stop_resume(void)
+{
+    int seen = 0;
+    tread_callbacks cb = {stop_on_every, NULL, NULL};
+    tread_parser *p = tread_parser_create(NULL);
+    tread_set_callbacks(p, &cb, &seen);
+    size_t n = strlen(TRACE);
+    tread_status st = tread_feed(p, TRACE, n);
+    CHECK_EQ_INT(st, TREAD_STATUS_PAUSED);
+    CHECK_EQ_INT(seen, 1);
+    /* feeding while paused is misuse... on a copy of the state we cannot
+     * test that without losing the parse; resume instead */
+    int pauses = 1;
+    while (st == TREAD_STATUS_PAUSED) {
+        st = tread_resume(p);
+        if (st == TREAD_STATUS_PAUSED)
+            pauses++;
+    }
+    CHECK_EQ_INT(st, TREAD_STATUS_OK);
+    st = tread_finish(p);
+    while (st == TREAD_STATUS_PAUSED) {
+        pauses++;
+        st = tread_resume(p);
+    }
+    CHECK_EQ_INT(st, TREAD_STATUS_OK);
+    /* B, E, 3 counter series, X, the otherData metadata: 7 events */
+    CHECK_EQ_INT(seen, 7);
+    CHECK(pauses >= 6);
+    tread_parser_free(p);
+
+    p = tread_parser_create(NULL);
+    seen = 0;
+    tread_set_callbacks(p, &cb, &seen);
+    CHECK_EQ_INT(tread_feed(p, TRACE, n), TREAD_STATUS_PAUSED);
+    CHECK_EQ_INT(tread_feed(p, "x", 1), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_MISUSE);
+    tread_parser_free(p);
+
+    /* stops inside gzip input give the same events */
+    unsigned char gz[4096];
+    size_t g = gzip_member(TRACE, n, gz, sizeof gz);
+    dump a, b;
+    dump_init(&a);
+    dump_init(&b);
+    b.stop_every = 1;
+    dump_parse(&a, gz, g, 5, NULL);
+    dump_parse(&b, gz, g, 5, NULL);
+    CHECK_EQ_STR(a.text, b.text);
+    CHECK(b.stops >= 6);
+    dump_free(&a);
+    dump_free(&b);
+}
+
+/* ---- file input and allocator hooks ---- */
+
+static size_t live_allocs, total_allocs;
+static void *count_malloc(void *ctx, size_t n) { (void)ctx; live_allocs++; total_allocs++; return malloc(n); }
+static void *count_realloc(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    if (!p) { live_allocs++; total_allocs++; }
+    return realloc(p, n);
+}
+static void count_free(void *ctx, void *p) { (void)ctx; if (p) live_allocs--; free(p); }
+
+static void test_files_and_alloc(void)
+{
+    char path[] = "/tmp/tread_test_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    CHECK_EQ_INT(write(fd, TRACE, strlen(TRACE)), (long long)strlen(TRACE));
+    close(fd);
+
+    tread_allocator al = {count_malloc, count_realloc, count_free, NULL};
+    tread_parser *p = tread_parser_create(&al);
+    CHECK_EQ_INT(tread_parse_path(p, path), TREAD_STATUS_OK);
+    tread_stats s;
+    tread_get_stats(p, &s);
+    CHECK_EQ_INT(s.events, 7);
+    CHECK_EQ_INT(s.bytes_in, (long long)strlen(TRACE));
+    CHECK_EQ_INT(s.bytes_decoded, (long long)strlen(TRACE));
+    CHECK_EQ_INT(s.events_by_kind[TREAD_EVENT_COUNTER], 3);
+    CHECK(total_allocs > 0);
+    tread_parser_free(p);
+    CHECK_EQ_INT(live_allocs, 0);
+
+    p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_parse_path(p, "/nonexistent/tread/file.json"), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_IO);
+    tread_parser_free(p);
+    unlink(path);
+}
+
+int main(void)
+{
+    test_sniff();
+    test_gzip_zstd();
+    test_errors();
+    test_options();
+    test_stop_resume();
+    test_files_and_alloc();
+    return TEST_EXIT();
+}
