@@ -549,6 +549,7 @@ static void jd_destroy(void *dec)
     tread_buf_free(&d->top_key);
     tread_buf_free(&d->sub_key);
     tread_buf_free(&d->series);
+    json_filter_free(&d->filter);
     tread_free(a, d->stack);
     tread_free(a, d->role);
     tread_free(a, d);

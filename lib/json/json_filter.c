@@ -34,7 +34,11 @@ void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,
     f->lenient = p->lenient;
     f->max_token = p->max_string_bytes;
     f->bom_pos = p->lenient ? 0 : -1;
+    tread_buf_init(&f->held, &p->alloc, p->max_string_bytes + 64);
 }
+
+void json_filter_free(json_filter *f) { tread_buf_free(&f->held); }
+
 
 static void reset_value_state(json_filter *f)
 {
@@ -45,11 +49,25 @@ static void reset_value_state(json_filter *f)
     f->word_len = 0;
 }
 
+/* A held token that ends in this chunk goes to yajl in one piece first. */
+static int emit_held(json_filter *f)
+{
+    if (!f->held.len)
+        return 0;
+    size_t taken, len = f->held.len;
+    f->held.len = 0;
+    int rc = f->sink(f->ctx, f->held.data, len, f->held_off, 1, &taken);
+    return rc == 1 ? 0 : rc; /* a partial token cannot complete a value */
+}
+
 /* Synthetic text for yajl; on a pause, what yajl did not take is replayed
  * on the next call. */
 static int emit_synthetic(json_filter *f, const void *s, size_t n, uint64_t off)
 {
     size_t taken = 0;
+    int hr = emit_held(f); /* a finished held token comes first */
+    if (hr)
+        return hr;
     int rc = f->sink(f->ctx, s, n, off, 1, &taken);
     if (rc == 1 && taken < n) {
         memcpy(f->replay, (const unsigned char *)s + taken, n - taken);
@@ -113,6 +131,8 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
         size_t end_ = (end);                                                    \
         if (end_ > start) {                                                     \
             size_t tk_ = 0;                                                     \
+            if ((rc = emit_held(f)) != 0)                                       \
+                return rc;                                                      \
             rc = f->sink(f->ctx, d + start, end_ - start, off + start, 0, &tk_);\
             if (rc) {                                                           \
                 if (rc == 1) {                                                  \
@@ -378,7 +398,21 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
             break;
         }
     }
-    FLUSH(n);
+    if (f->state == F_STRING || f->state == F_STRING_ESC || f->in_number) {
+        /* the chunk ends inside a token: pass what precedes it, hold it */
+        size_t tok = f->run_off >= off + start ? (size_t)(f->run_off - off) : start;
+        if (f->held.len && f->run_off >= off + start && (rc = emit_held(f)) != 0)
+            return rc; /* the held token ended; a new one starts here */
+        FLUSH(tok);
+        if (f->held.len == 0)
+            f->held_off = off + tok;
+        if (tread_buf_append(&f->held, d + tok, n - tok)) {
+            tread__fail(f->p, TREAD_ERROR_NOMEM, off + tok, "out of memory");
+            return -1;
+        }
+    } else {
+        FLUSH(n);
+    }
     *consumed = n;
     return 0;
 #undef FLUSH

@@ -51,6 +51,11 @@ typedef struct json_filter {
     size_t word_len;
     uint64_t word_off;
     int bom_pos;              /* bytes of a BOM matched so far; -1 done */
+    tread_buf held;           /* a string/number cut by a chunk boundary:
+                                 yajl re-lexes a buffered partial token
+                                 from its start on every call, so small
+                                 chunks would make long tokens quadratic */
+    uint64_t held_off;
     unsigned char replay[24]; /* synthetic bytes yajl has not taken yet */
     size_t replay_len;
     uint64_t replay_off;
@@ -63,6 +68,8 @@ void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,
  * 1 (paused: *consumed bytes were used) or -1 (error). */
 int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                      uint64_t off, size_t *consumed);
+
+void json_filter_free(json_filter *f);
 
 /* Is the input, as far as it went, cut inside a token (string, number,
  * literal)? Valid after json_filter_finish. */
