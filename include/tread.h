@@ -360,9 +360,12 @@ typedef enum tread_option {
 
 typedef struct tread_json_raw tread_json_raw;
 
-/* Callbacks. Any may be NULL. A non-zero return stops the parse after the
- * current event: tread_feed/tread_finish return TREAD_STATUS_PAUSED and
- * tread_resume continues exactly where it stopped. */
+/* Callbacks. Any may be NULL. A non-zero return stops the parse at the
+ * next event boundary (event: right after it; warning/json_raw: at the end
+ * of the current record), or at the end of the current call if that comes
+ * first. The call (tread_feed, tread_finish, tread_resume, tread_parse_*)
+ * then returns TREAD_STATUS_PAUSED, exactly when a callback asked to stop
+ * during it, and tread_resume continues exactly where it stopped. */
 typedef struct tread_callbacks {
     int (*event)(void *user, const tread_event *ev);
     int (*warning)(void *user, const tread_warning *w);

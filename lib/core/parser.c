@@ -249,6 +249,16 @@ static tread_status push_decoded(tread_parser *p, const unsigned char *d, size_t
 
 /* ---- compression stage ------------------------------------------------ */
 
+/* Garbage after the last gzip member: said once, in input order. */
+static void report_dz_trailing(tread_parser *p)
+{
+    if (p->dz_trailing_pending) {
+        p->dz_trailing_pending = 0;
+        tread__warn(p, TREAD_WARN_TRAILING_DATA, p->dec_offset,
+                    "bytes after the last gzip member were ignored");
+    }
+}
+
 static tread_status push_compressed(tread_parser *p, const unsigned char *d, size_t n,
                                     size_t *consumed)
 {
@@ -268,8 +278,7 @@ static tread_status push_compressed(tread_parser *p, const unsigned char *d, siz
         if (rc == TREAD_DZ_NOMEM)
             return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset, "out of memory in the decompressor");
         if (rc == TREAD_DZ_TRAILING)
-            tread__warn(p, TREAD_WARN_TRAILING_DATA, p->dec_offset + out_len,
-                        "bytes after the last gzip member were ignored");
+            p->dz_trailing_pending = 1; /* reported after the bytes before it */
         if (out_len) {
             size_t c;
             p->dz_out_len = out_len;
@@ -279,6 +288,7 @@ static tread_status push_compressed(tread_parser *p, const unsigned char *d, siz
                 return st;
             p->dz_out_len = p->dz_out_pos = 0;
         }
+        report_dz_trailing(p);
         if (out_len < DZ_OUT_SIZE && *consumed == n)
             break;
         if (out_len == 0 && used == 0)
@@ -367,8 +377,14 @@ static tread_status check_usable(tread_parser *p, const char *what)
 
 static tread_status pause_with(tread_parser *p, tread_status st)
 {
-    if (st == TREAD_STATUS_PAUSED)
+    /* A stop asked for where no event boundary followed (a warning at
+     * the end of the data, say) takes effect at the end of the call. */
+    if (st == TREAD_STATUS_OK && p->stop_requested)
+        st = TREAD_STATUS_PAUSED;
+    if (st == TREAD_STATUS_PAUSED) {
+        p->stop_requested = 0;
         p->state = P_PAUSED;
+    }
     return st;
 }
 
@@ -416,7 +432,9 @@ static tread_status finish_input(tread_parser *p)
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
     }
-    st = p->dec_ops->finish(p->dec);
+    st = p->dec_ops->finish(p->dec); /* idempotent once it returned OK */
+    if (st == TREAD_STATUS_OK && p->stop_requested)
+        return pause_with(p, st); /* resuming finishes without callbacks */
     if (st == TREAD_STATUS_PAUSED)
         return pause_with(p, st);
     if (st == TREAD_STATUS_OK)
@@ -456,6 +474,7 @@ tread_status tread_resume(tread_parser *p)
     if (st != TREAD_STATUS_OK)
         return pause_with(p, st);
     p->dz_out_pos = p->dz_out_len = 0;
+    report_dz_trailing(p);
     if (p->pending_raw_pos < p->pending_raw.len) {
         /* push_raw may pause again and append to pending_raw: work on a
          * private copy of the position */
@@ -468,6 +487,8 @@ tread_status tread_resume(tread_parser *p)
     p->pending_raw.len = p->pending_raw_pos = 0;
     if (p->pause_in_finish)
         return finish_input(p);
+    if (p->stop_requested)
+        return pause_with(p, TREAD_STATUS_OK);
     if (p->src_fd >= 0)
         return tread__read_fd_loop(p);
     return TREAD_STATUS_OK;

@@ -53,6 +53,7 @@ struct tread_parser {
     unsigned char *dz_out;      /* decompressed, not yet consumed */
     size_t dz_out_pos, dz_out_len;
     int dz_truncation_reported;
+    int dz_trailing_pending;
 
     /* raw input left over by a pause */
     tread_buf pending_raw;

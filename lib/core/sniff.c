@@ -127,6 +127,8 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
             d[k] == '/' || d[0] != 0x0a)
             return TREAD_FORMAT_JSON;
     }
+    if (j >= n && !final && n < TREAD_SNIFF_MAX)
+        return *need_more = 1, TREAD_FORMAT_UNKNOWN; /* only blanks so far */
     if (i == 0 && d[0] == 0x0a) {
         size_t k = 1;
         uint64_t len = 0;
@@ -159,11 +161,9 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
     }
     /* Text: ftrace and systrace HTML (see corpus/ftrace/GRAMMAR.md). */
     size_t window = n - i < 128 ? n - i : 128;
-    if (window < 128 && !final && n < TREAD_SNIFF_MAX) {
-        /* need 128 bytes to apply the text rules */
-        if (d[j] != '{' && d[j] != '[')
-            return *need_more = 1, TREAD_FORMAT_UNKNOWN;
-    }
+    if (window < 128 && !final && n < TREAD_SNIFF_MAX)
+        return *need_more = 1, TREAD_FORMAT_UNKNOWN; /* the text rules look at 128 bytes:
+                                                         decide on them only, whatever the chunking */
     const unsigned char *t = d + i;
     if (has_prefix_ci(t + (j - i), n - j, "<!doctype html") || has_prefix_ci(t + (j - i), n - j, "<html"))
         return TREAD_FORMAT_SYSTRACE;

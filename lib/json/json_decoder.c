@@ -488,6 +488,8 @@ static tread_status jd_finish(void *dec)
 {
     json_decoder *d = dec;
     tread_parser *p = d->p;
+    if (d->finished)
+        return TREAD_STATUS_OK;
     tread_status st = continue_emit(d);
     if (st != TREAD_STATUS_OK)
         return st;
@@ -534,7 +536,7 @@ static tread_status jd_finish(void *dec)
         tread__warn(p, TREAD_WARN_MISSING_END, p->dec_offset,
                     "input ends before the JSON document is closed (missing %s)", closers);
     }
-    p->stop_requested = 0; /* nothing is left to stop */
+    d->finished = 1;
     return TREAD_STATUS_OK;
 }
 

@@ -42,6 +42,7 @@ typedef struct json_decoder {
     int max_depth;
     int doc_started;
     int doc_done;
+    int finished;           /* jd_finish completed */
     int trailing_reported;
 
     int cap;                /* enum json_capture */

@@ -49,15 +49,24 @@ static void reset_value_state(json_filter *f)
     f->word_len = 0;
 }
 
-/* A held token that ends in this chunk goes to yajl in one piece first. */
+/* A held token that ended goes to yajl in one piece. yajl may stop in it
+ * (it can complete a value before it, as in "1\"x\""): the rest is then
+ * scanned again on resume (rescan), from the value state. */
 static int emit_held(json_filter *f)
 {
     if (!f->held.len)
         return 0;
-    size_t taken, len = f->held.len;
-    f->held.len = 0;
+    size_t taken = 0, len = f->held.len;
     int rc = f->sink(f->ctx, f->held.data, len, f->held_off, 1, &taken);
-    return rc == 1 ? 0 : rc; /* a partial token cannot complete a value */
+    if (rc == 1) {
+        memmove(f->held.data, f->held.data + taken, len - taken);
+        f->held.len = len - taken;
+        f->held_off += taken;
+        f->rescan = f->held.len > 0;
+        return 1;
+    }
+    f->held.len = 0;
+    return rc;
 }
 
 /* Synthetic text for yajl; on a pause, what yajl did not take is replayed
@@ -65,9 +74,6 @@ static int emit_held(json_filter *f)
 static int emit_synthetic(json_filter *f, const void *s, size_t n, uint64_t off)
 {
     size_t taken = 0;
-    int hr = emit_held(f); /* a finished held token comes first */
-    if (hr)
-        return hr;
     int rc = f->sink(f->ctx, s, n, off, 1, &taken);
     if (rc == 1 && taken < n) {
         memcpy(f->replay, (const unsigned char *)s + taken, n - taken);
@@ -131,8 +137,6 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
         size_t end_ = (end);                                                    \
         if (end_ > start) {                                                     \
             size_t tk_ = 0;                                                     \
-            if ((rc = emit_held(f)) != 0)                                       \
-                return rc;                                                      \
             rc = f->sink(f->ctx, d + start, end_ - start, off + start, 0, &tk_);\
             if (rc) {                                                           \
                 if (rc == 1) {                                                  \
@@ -143,6 +147,18 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
             }                                                                   \
         }                                                                       \
         start = end_;                                                           \
+    } while (0)
+/* A held token ended before d[end]: yajl gets it, then d[start..end). */
+#define FLUSH_HELD(end)                                                         \
+    do {                                                                        \
+        if ((rc = emit_held(f)) != 0) {                                         \
+            if (rc == 1) {                                                      \
+                *consumed = 0; /* stopped before this chunk */                  \
+                reset_value_state(f);                                           \
+            }                                                                   \
+            return rc;                                                          \
+        }                                                                       \
+        FLUSH(end);                                                             \
     } while (0)
 /* Emit synthetic text standing before d[i], in the value state. */
 #define SYNTH(s, len, o)                                                        \
@@ -162,6 +178,19 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
         memcpy(tmp, f->replay, len);
         f->replay_len = 0;
         SYNTH(tmp, len, f->replay_off);
+    }
+
+    if (f->rescan) {
+        /* bytes of a held token after a stop inside it: scan them again */
+        tread_buf again = f->held;
+        uint64_t again_off = f->held_off;
+        size_t c;
+        f->rescan = 0;
+        tread_buf_init(&f->held, again.a, again.limit);
+        rc = json_filter_feed(f, again.data, again.len, again_off, &c);
+        tread_buf_free(&again);
+        if (rc)
+            return rc == 1 ? (*consumed = 0, 1) : rc;
     }
 
     if (f->bom_pos >= 0) {
@@ -209,6 +238,10 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
             for (; i < n; i++) {
                 unsigned cls = byte_class[d[i]];
                 if (cls == CL_PLAIN) {
+                    if (f->in_number && f->held.len) {
+                        f->in_number = 0;
+                        break; /* a held number ends here: flush below */
+                    }
                     f->in_number = 0;
                     continue;
                 }
@@ -231,6 +264,10 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                 break;
             unsigned char c = d[i];
             f->in_number = 0;
+            if (f->held.len) {
+                FLUSH_HELD(i); /* the held number ended at d[i] */
+                break;
+            }
             switch (byte_class[c]) {
             case CL_QUOTE:
                 f->state = F_STRING;
@@ -288,12 +325,17 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                     i++;
                     break;
                 }
-                if ((c == 't' && n - i >= 4 && memcmp(d + i, "true", 4) == 0) ||
-                    (c == 'n' && n - i >= 4 && memcmp(d + i, "null", 4) == 0)) {
+                /* in place only when the byte after it shows the word
+                 * ends here; otherwise the word path decides, so that
+                 * "nullnan" reads the same at any chunking */
+                if (((c == 't' && memcmp(d + i, "true", n - i < 4 ? n - i : 4) == 0) ||
+                     (c == 'n' && memcmp(d + i, "null", n - i < 4 ? n - i : 4) == 0)) &&
+                    n - i > 4 && !is_letter(d[i + 4])) {
                     i += 4;
                     break;
                 }
-                if (c == 'f' && n - i >= 5 && memcmp(d + i, "false", 5) == 0) {
+                if (c == 'f' && n - i > 5 && memcmp(d + i, "false", 5) == 0 &&
+                    !is_letter(d[i + 5])) {
                     i += 5;
                     break;
                 }
@@ -322,11 +364,14 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                 f->run += (uint64_t)(n - i);
                 i = n;
             }
+            /* the limit first: yajl never sees an over-long token */
             if (f->run > f->max_token) {
                 if (f->run_off >= off)
                     FLUSH((size_t)(f->run_off - off));
                 return too_long(f);
             }
+            if (f->state == F_VALUE && f->held.len)
+                FLUSH_HELD(i); /* the held string ends here: yajl gets it now */
             break;
         }
         case F_STRING_ESC:
@@ -401,8 +446,6 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
     if (f->state == F_STRING || f->state == F_STRING_ESC || f->in_number) {
         /* the chunk ends inside a token: pass what precedes it, hold it */
         size_t tok = f->run_off >= off + start ? (size_t)(f->run_off - off) : start;
-        if (f->held.len && f->run_off >= off + start && (rc = emit_held(f)) != 0)
-            return rc; /* the held token ended; a new one starts here */
         FLUSH(tok);
         if (f->held.len == 0)
             f->held_off = off + tok;
@@ -416,6 +459,7 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
     *consumed = n;
     return 0;
 #undef FLUSH
+#undef FLUSH_HELD
 #undef SYNTH
 }
 

@@ -56,6 +56,7 @@ typedef struct json_filter {
                                  from its start on every call, so small
                                  chunks would make long tokens quadratic */
     uint64_t held_off;
+    int rescan;               /* held bytes to scan again after a stop */
     unsigned char replay[24]; /* synthetic bytes yajl has not taken yet */
     size_t replay_len;
     uint64_t replay_off;

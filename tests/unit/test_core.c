@@ -115,6 +115,12 @@ static void test_sniff(void)
     CHECK_EQ_STR(a, b);
     free(a);
     free(b);
+    /* blanks first: "\n\n" must not read as a Perfetto packet header */
+    const char *ws = "\n\n   \t [{\"ph\":\"i\"}]";
+    a = parse_text(ws, strlen(ws), 1, NULL);
+    CHECK(strstr(a, "format=json") != NULL);
+    CHECK(strstr(a, "status=0") != NULL);
+    free(a);
 }
 
 /* ---- compression ---- */
@@ -315,6 +321,48 @@ static void test_stop_resume(void)
     dump_free(&b);
 }
 
+/* A stop asked for from the warning callback: honoured at the next event
+ * boundary or, failing one, at the end of the call (here: tread_finish,
+ * whose missing_end warning stops it). Resuming then ends quietly. */
+static int stop_on_warning(void *user, const tread_warning *w)
+{
+    (void)w;
+    (*(int *)user)++;
+    return 1;
+}
+
+static void test_warning_stop(void)
+{
+    int warnings = 0;
+    tread_callbacks cb = {NULL, stop_on_warning, NULL};
+    tread_parser *p = tread_parser_create(NULL);
+    tread_set_callbacks(p, &cb, &warnings);
+    const char *in = "[{\"ph\":\"Z\"}";
+    CHECK_EQ_INT(tread_feed(p, in, strlen(in)), TREAD_STATUS_PAUSED); /* unknown_phase */
+    CHECK_EQ_INT(warnings, 1);
+    CHECK_EQ_INT(tread_resume(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_PAUSED); /* missing_end */
+    CHECK_EQ_INT(warnings, 2);
+    CHECK_EQ_INT(tread_resume(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(warnings, 2);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_ERROR); /* finished already */
+    tread_parser_free(p);
+
+    /* a value completed by the first byte of a token held across chunks,
+     * stopped there: the parse ends as when fed whole */
+    const char *bad = "{\"traceEvents\":[1\"}},\n{\"ph\":\"X\"}]}";
+    dump a, b;
+    dump_init(&a);
+    dump_init(&b);
+    b.stop_every = 1;
+    dump_parse(&a, bad, strlen(bad), 0, NULL);
+    dump_parse(&b, bad, strlen(bad), 3, NULL);
+    CHECK(strstr(a.text, "error=syntax") != NULL);
+    CHECK_EQ_STR(a.text, b.text);
+    dump_free(&a);
+    dump_free(&b);
+}
+
 /* ---- file input and allocator hooks ---- */
 
 static size_t live_allocs, total_allocs;
@@ -364,6 +412,7 @@ int main(void)
     test_errors();
     test_options();
     test_stop_resume();
+    test_warning_stop();
     test_files_and_alloc();
     return TEST_EXIT();
 }
