@@ -91,7 +91,7 @@ static int place_value(json_decoder *d, int container, int *new_role)
             *new_role = ROLE_TOP;
             return ACT_NONE;
         }
-        tread__fail(d->p, TREAD_ERROR_SYNTAX, json_cur_off(d),
+        tread__fail(d->p, TREAD_ERROR_SYNTAX, d->value_end,
                     "a JSON trace is an object or an array, not a bare value");
         return ACT_FAIL;
     }
@@ -149,7 +149,8 @@ static int place_value(json_decoder *d, int container, int *new_role)
             return ACT_RECORD;
         }
         tread__warn(d->p, sect == TREAD_JSON_STACK_FRAMES ? TREAD_WARN_BAD_FIELD : TREAD_WARN_NOT_AN_EVENT,
-                    json_cur_off(d), "%s where an object was expected: skipped",
+                    container ? json_cur_off(d) - 1 : d->value_end,
+                    "%s where an object was expected: skipped",
                     container == 'a' ? "an array" : "a scalar");
         if (container)
             d->cap = CAP_SKIP;
@@ -174,7 +175,7 @@ static inline int note_field(json_decoder *d)
 static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
 {
     int top_scalar = 0;
-    d->last_good_off = json_cur_off(d);
+    d->last_good_off = d->value_end;
     if (d->cap == CAP_NONE) {
         int role;
         int act = place_value(d, 0, &role);
@@ -193,7 +194,7 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
     if (top_scalar) {
         /* a top-level scalar starts where its text does: exact for numbers
          * and literals, and for strings without escapes */
-        uint64_t end = json_cur_off(d), len = type == TOK_NUM ? n : type == TOK_FALSE ? 5
+        uint64_t end = d->value_end, len = type == TOK_NUM ? n : type == TOK_FALSE ? 5
                                                : type == TOK_STR ? n + 2 : 4;
         if (type != TOK_NAN && type != TOK_POS_INF && type != TOK_NEG_INF &&
             end >= len && end - len >= d->rec.offset)
@@ -207,6 +208,7 @@ static int y_null(void *ctx)
 {
     D;
     if (d->replaying) return 1;
+    d->value_end = json_cur_off(d);
     return scalar(d, TOK_NULL, NULL, 0);
 }
 
@@ -214,6 +216,7 @@ static int y_boolean(void *ctx, int v)
 {
     D;
     if (d->replaying) return 1;
+    d->value_end = json_cur_off(d);
     return scalar(d, v ? TOK_TRUE : TOK_FALSE, NULL, 0);
 }
 
@@ -221,7 +224,13 @@ static int y_number(void *ctx, const char *s, size_t n)
 {
     D;
     if (d->replaying) return 1;
+    /* yajl knows a number ended when it sees the next byte; when that
+     * byte opens a slice, the number ended where the last slice did (not
+     * at this slice's start: a dropped comma or comment may lie between) */
+    size_t c = yajl_get_bytes_consumed(d->yh);
+    d->value_end = c ? d->slice_off + c : d->prev_slice_end;
     if (d->special) {
+        d->value_end = d->special_end;
         unsigned t = d->special == JSON_SPECIAL_NAN ? TOK_NAN
                      : d->special == JSON_SPECIAL_POS_INF ? TOK_POS_INF : TOK_NEG_INF;
         d->special = 0;
@@ -234,6 +243,7 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
 {
     D;
     if (d->replaying) return 1;
+    d->value_end = json_cur_off(d);
     if (n > d->p->max_string_bytes) {
         tread__fail(d->p, TREAD_ERROR_LIMIT_STRING, json_cur_off(d),
                     "string longer than the limit of %zu bytes", d->p->max_string_bytes);
@@ -423,7 +433,9 @@ static int json_sink(void *ctx, const unsigned char *s, size_t n, uint64_t off,
         return check_trailing(d, s, n, off);
     if (d->yajl_dead && rebuild_yajl(d))
         return -1;
+    d->prev_slice_end = d->slice_off + d->slice_len;
     d->slice_off = off;
+    d->slice_len = n;
     d->slice_synthetic = synthetic;
     d->done_in_slice = 0;
     yajl_status st = yajl_parse(d->yh, s, n);
@@ -444,10 +456,11 @@ static int json_sink(void *ctx, const unsigned char *s, size_t n, uint64_t off,
     return report_yajl_error(d, s, n);
 }
 
-static void on_special(void *ctx, int kind, const char *text, size_t len)
+static void on_special(void *ctx, int kind, const char *text, size_t len, uint64_t off)
 {
     D;
     d->special = kind;
+    d->special_end = off + len;
     if (len > sizeof d->special_text)
         len = sizeof d->special_text;
     memcpy(d->special_text, text, len);
@@ -501,7 +514,9 @@ static tread_status jd_finish(void *dec)
     if (!d->doc_done && !json_filter_mid_token(&d->filter)) {
         if (d->yajl_dead && rebuild_yajl(d))
             return TREAD_STATUS_ERROR;
+        d->prev_slice_end = d->slice_off + d->slice_len;
         d->slice_off = p->dec_offset;
+        d->slice_len = 0;
         d->slice_synthetic = 1;
         yajl_status ys = yajl_complete_parse(d->yh);
         if (ys == yajl_status_client_canceled) {

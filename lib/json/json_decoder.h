@@ -55,6 +55,10 @@ typedef struct json_decoder {
 
     /* where yajl is reading: input offset of the current slice */
     uint64_t slice_off;
+    size_t slice_len;
+    uint64_t prev_slice_end;  /* input end of the slice before this one */
+    uint64_t value_end;       /* end of the scalar being reported */
+    uint64_t special_end;     /* end of the NaN/Infinity word */
     int slice_synthetic;
     uint64_t last_good_off; /* end of the last token yajl accepted */
 

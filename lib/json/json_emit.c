@@ -467,7 +467,7 @@ int json_emit_record(json_decoder *d, size_t first)
     c.quiet = first > 0;
     c.raw.section = r->section;
     c.raw.offset = r->offset;
-    c.raw.length = json_cur_off(d) - r->offset;
+    c.raw.length = d->last_good_off - r->offset; /* the record's last token ended there */
     c.raw.key.ptr = NULL;
     c.raw.key.len = 0;
     if (r->section == TREAD_JSON_STACK_FRAMES || r->section == TREAD_JSON_TOP_LEVEL) {

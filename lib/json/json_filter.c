@@ -119,7 +119,7 @@ static int resolve_word(json_filter *f)
         return emit_synthetic(f, w, n, f->word_off); /* true/false/null, or an error for yajl */
     tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, f->word_off,
                 "non-standard number %.*s accepted", (int)n, (const char *)w);
-    f->on_special(f->ctx, kind, (const char *)w, n);
+    f->on_special(f->ctx, kind, (const char *)w, n, f->word_off);
     return emit_synthetic(f, "0", 1, f->word_off);
 }
 

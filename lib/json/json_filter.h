@@ -30,7 +30,8 @@ enum { JSON_SPECIAL_NAN = 1, JSON_SPECIAL_POS_INF, JSON_SPECIAL_NEG_INF };
 typedef int (*json_sink_fn)(void *ctx, const unsigned char *s, size_t n,
                             uint64_t in_off, int synthetic, size_t *taken);
 /* Announces that the next number yajl reports is a special value. */
-typedef void (*json_special_fn)(void *ctx, int kind, const char *text, size_t len);
+typedef void (*json_special_fn)(void *ctx, int kind, const char *text, size_t len,
+                                uint64_t off);
 
 typedef struct json_filter {
     tread_parser *p;
