@@ -39,8 +39,10 @@ static size_t skip_ws_comments(const unsigned char *d, size_t n, size_t j)
     for (;;) {
         while (j < n && is_ws(d[j]))
             j++;
-        if (j + 1 >= n || d[j] != '/')
+        if (j >= n || d[j] != '/')
             return j;
+        if (j + 1 >= n)
+            return n; /* a '/' at the end: maybe a comment, undecided */
         if (d[j + 1] == '/') {
             while (j < n && d[j] != '\n')
                 j++;
