@@ -245,7 +245,12 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                     f->in_number = 0;
                     continue;
                 }
-                if (cls == CL_NUM || (f->in_number && (cls == CL_MINUS || d[i] == 'e' || d[i] == 'E'))) {
+                /* a number goes on with digits . + and, inside it, e/E and a
+                 * '-' right after e/E (elsewhere '-' may start -Infinity) */
+                if (cls == CL_NUM ||
+                    (f->in_number && (d[i] == 'e' || d[i] == 'E' ||
+                                      (cls == CL_MINUS && f->num_exp)))) {
+                    f->num_exp = d[i] == 'e' || d[i] == 'E';
                     if (!f->in_number) {
                         f->in_number = 1;
                         f->run = 0;
@@ -315,6 +320,7 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                     f->word_off = off + i;
                 } else {
                     f->in_number = 1;
+                    f->num_exp = 0;
                     f->run = 1;
                     f->run_off = off + i;
                     i++;
@@ -430,6 +436,7 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                 f->word_len = 0;
                 SYNTH("-", 1, f->word_off);
                 f->in_number = 1;
+                f->num_exp = 0;
                 f->run = 1;
                 f->run_off = f->word_off;
                 break;

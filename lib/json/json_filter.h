@@ -43,6 +43,7 @@ typedef struct json_filter {
 
     int state;
     int in_number;
+    int num_exp;              /* the number's last byte was e or E */
     int cut_token;            /* finish found a token cut short */
     uint64_t run;             /* length of the current string/number */
     uint64_t run_off;         /* where it started */
