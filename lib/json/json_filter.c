@@ -223,6 +223,7 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                 if (i == n)
                     break;
                 if (d[i] == '/') {
+                    f->word_off = off + i; /* where the '/' stood */
                     f->state = F_SLASH;
                     i++;
                     start = i;
