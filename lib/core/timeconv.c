@@ -102,8 +102,40 @@ slow:;
 #endif
 typedef unsigned __int128 u128;
 
+/* The usual shapes: [-]digits[.digits], at most 15 digits in all and no
+ * more fraction digits than the scale. Exact in 64 bits (< 10^18), no
+ * rounding. Returns 0 when it does not apply. */
+static int decimal_scaled_fast(const char *s, size_t n, int scale_pow10, int64_t *out)
+{
+    static const int64_t pow10[] = {1, 10, 100, 1000};
+    size_t k = 0;
+    int neg = 0, digits = 0, frac = 0;
+    int64_t m = 0;
+    if (scale_pow10 < 0 || scale_pow10 > 3 || n == 0 || n > 17)
+        return 0;
+    if (s[0] == '-') {
+        neg = 1;
+        k = 1;
+    }
+    for (; k < n && s[k] >= '0' && s[k] <= '9'; k++, digits++)
+        m = m * 10 + (s[k] - '0');
+    if (k < n && s[k] == '.') {
+        for (k++; k < n && s[k] >= '0' && s[k] <= '9'; k++, digits++, frac++)
+            m = m * 10 + (s[k] - '0');
+        if (frac == 0)
+            return 0; /* "1." is for the full parser to judge */
+    }
+    if (k != n || digits == 0 || digits > 15 || frac > scale_pow10)
+        return 0;
+    m *= pow10[scale_pow10 - frac];
+    *out = neg ? -m : m;
+    return 1;
+}
+
 int timeconv_decimal_scaled(const char *s, size_t n, int scale_pow10, int64_t *out)
 {
+    if (decimal_scaled_fast(s, n, scale_pow10, out))
+        return 0;
     size_t k = 0;
     while (k < n && (s[k] == ' ' || s[k] == '\t')) k++;
     while (n > k && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
