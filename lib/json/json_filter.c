@@ -433,13 +433,19 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
             if (i == n)
                 break;
             if (f->word_len == 1 && f->word[0] == '-') {
-                /* "-" then a digit split across chunks: a plain number */
+                /* "-" then a digit split across chunks: a plain number,
+                 * held from its '-' like any number cut by a chunk */
                 f->word_len = 0;
-                SYNTH("-", 1, f->word_off);
+                f->state = F_VALUE;
                 f->in_number = 1;
                 f->num_exp = 0;
                 f->run = 1;
                 f->run_off = f->word_off;
+                f->held_off = f->word_off;
+                if (tread_buf_append(&f->held, "-", 1)) {
+                    tread__fail(f->p, TREAD_ERROR_NOMEM, f->word_off, "out of memory");
+                    return -1;
+                }
                 break;
             }
             rc = resolve_word(f);
