@@ -164,21 +164,24 @@ tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk, cons
     tread_set_callbacks(p, &dump_callbacks, d);
     const unsigned char *b = buf;
     size_t off = 0;
+    int runaway = 0;
     tread_status st = TREAD_STATUS_OK;
     if (chunk == 0)
         chunk = len ? len : 1;
-    while (off < len && st != TREAD_STATUS_ERROR) {
+    while (off < len && st != TREAD_STATUS_ERROR && !runaway) {
         size_t n = len - off < chunk ? len - off : chunk;
         st = tread_feed(p, b + off, n);
         off += n;
-        while (st == TREAD_STATUS_PAUSED)
+        while (st == TREAD_STATUS_PAUSED && !(runaway = d->max_stops && d->stops > d->max_stops))
             st = tread_resume(p);
     }
-    if (st != TREAD_STATUS_ERROR) {
+    if (st != TREAD_STATUS_ERROR && !runaway) {
         st = tread_finish(p);
-        while (st == TREAD_STATUS_PAUSED)
+        while (st == TREAD_STATUS_PAUSED && !(runaway = d->max_stops && d->stops > d->max_stops))
             st = tread_resume(p);
     }
+    if (runaway)
+        dump_printf(d, "RUNAWAY: still pausing after %zu stops\n", d->stops);
     tread_stats s;
     tread_get_stats(p, &s);
     dump_printf(d, "status=%d error=%s off=%" PRIu64 " msg=%s events=%" PRIu64 " warnings=%" PRIu64
@@ -188,6 +191,21 @@ tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk, cons
                 tread_format_name(s.format), tread_compression_name(s.compression));
     tread_parser_free(p);
     return st;
+}
+
+void dump_show_difference(const char *a, const char *b)
+{
+    size_t i = 0, line_start = 0, line = 1;
+    while (a[i] && a[i] == b[i]) {
+        if (a[i] == '\n') {
+            line++;
+            line_start = i + 1;
+        }
+        i++;
+    }
+    fprintf(stderr, "    dump line %zu:\n      want: %.*s\n      got:  %.*s\n", line,
+            (int)strcspn(a + line_start, "\n"), a + line_start,
+            (int)strcspn(b + line_start, "\n"), b + line_start);
 }
 
 unsigned char *dump_read_file(const char *path, size_t *len)

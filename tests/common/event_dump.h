@@ -13,6 +13,9 @@ typedef struct dump {
     size_t events, warnings;
     size_t stop_every;   /* >0: the event callback asks to stop every N events */
     size_t stops;        /* how many stops were asked for */
+    size_t max_stops;    /* >0: give up resuming after that many stops (a
+                            parser that pauses forever is then reported by
+                            a RUNAWAY line, not a hang) */
 } dump;
 
 void dump_init(dump *d);
@@ -32,6 +35,9 @@ void dump_printf(dump *d, const char *fmt, ...)
  * stop, and returns the final status; the dump ends with a status line. */
 tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk,
                         const int64_t *opts /* pairs opt,value; 0-ended */);
+
+/* Prints to stderr the first line where two dumps differ. */
+void dump_show_difference(const char *want, const char *got);
 
 /* Reads a whole file (for tests only). NULL on failure. */
 unsigned char *dump_read_file(const char *path, size_t *len);

@@ -7,8 +7,9 @@
 #include <string.h>
 #include <stdint.h>
 
-static int test_failures;
-static int test_checks;
+/* defined in testlib.c, so helpers in other files count too */
+extern int test_failures;
+extern int test_checks;
 
 #define CHECK(cond)                                                            \
     do {                                                                       \

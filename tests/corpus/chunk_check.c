@@ -9,19 +9,6 @@
 #include <string.h>
 #include "event_dump.h"
 
-static void first_difference(const char *a, const char *b)
-{
-    size_t line = 1, i = 0;
-    while (a[i] && a[i] == b[i]) {
-        if (a[i] == '\n') line++;
-        i++;
-    }
-    const char *la = a + i, *lb = b + i;
-    while (la > a && la[-1] != '\n') la--;
-    while (lb > b && lb[-1] != '\n') lb--;
-    fprintf(stderr, "  first difference at line %zu:\n  want: %.300s\n  got:  %.300s\n", line, la, lb);
-}
-
 static int check_file(const char *path, size_t full_events)
 {
     size_t len;
@@ -49,7 +36,7 @@ static int check_file(const char *path, size_t full_events)
             (c == 3 && d.events && d.stops == 0)) {
             fprintf(stderr, "MISMATCH %s with %s %zu\n", path, c == 3 ? "stops, chunk" : "chunk", chunk);
             if (ref.text && d.text)
-                first_difference(ref.text, d.text);
+                dump_show_difference(ref.text, d.text);
             bad = 1;
         }
         dump_free(&d);

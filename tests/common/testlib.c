@@ -1,0 +1,4 @@
+#include "testlib.h"
+
+int test_failures;
+int test_checks;
