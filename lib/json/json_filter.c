@@ -92,10 +92,36 @@ static int too_long(json_filter *f)
     return -1;
 }
 
-static int word_is(const json_filter *f, size_t from, const char *w)
+/* The bare words the filter knows: JSON's literals and, in lenient mode,
+ * the special numbers (which may carry a '-'). */
+static const struct {
+    const char *text;
+    int kind; /* 0 for the literals */
+} known_words[] = {
+    {"true", 0}, {"false", 0}, {"null", 0},
+    {"NaN", JSON_SPECIAL_NAN}, {"nan", JSON_SPECIAL_NAN}, {"NAN", JSON_SPECIAL_NAN},
+    {"Infinity", JSON_SPECIAL_POS_INF}, {"infinity", JSON_SPECIAL_POS_INF},
+    {"inf", JSON_SPECIAL_POS_INF}, {"Inf", JSON_SPECIAL_POS_INF}, {"INF", JSON_SPECIAL_POS_INF},
+};
+
+/* Which known word w[0..n) is, or -1; *prefix tells whether it also
+ * begins a longer one ("inf" of "infinity"). A '-' counts only before the
+ * special numbers. */
+static int lookup_word(const unsigned char *w, size_t n, int *prefix)
 {
-    size_t n = strlen(w);
-    return f->word_len - from == n && memcmp(f->word + from, w, n) == 0;
+    size_t neg = n > 0 && w[0] == '-';
+    int found = -1;
+    *prefix = 0;
+    for (size_t i = 0; i < sizeof known_words / sizeof known_words[0]; i++) {
+        size_t k = known_words[i].kind ? neg : 0, m = n - k, wl = strlen(known_words[i].text);
+        if (m > wl || memcmp(w + k, known_words[i].text, m) != 0)
+            continue;
+        if (m == wl)
+            found = (int)i;
+        else
+            *prefix = 1;
+    }
+    return found;
 }
 
 /* A bare word ended: pass it on, or turn a special value into "0". */
@@ -106,15 +132,10 @@ static int resolve_word(json_filter *f)
     memcpy(w, f->word, n);
     f->word_len = 0;
     f->state = F_VALUE;
-    int neg = n > 0 && w[0] == '-';
-    int kind = 0;
-    f->word_len = n; /* word_is reads f->word */
-    if (word_is(f, neg, "NaN") || word_is(f, neg, "nan") || word_is(f, neg, "NAN"))
-        kind = JSON_SPECIAL_NAN;
-    else if (word_is(f, neg, "Infinity") || word_is(f, neg, "infinity") ||
-             word_is(f, neg, "inf") || word_is(f, neg, "Inf") || word_is(f, neg, "INF"))
-        kind = neg ? JSON_SPECIAL_NEG_INF : JSON_SPECIAL_POS_INF;
-    f->word_len = 0;
+    int prefix, i = lookup_word(w, n, &prefix);
+    int kind = i >= 0 ? known_words[i].kind : 0;
+    if (kind == JSON_SPECIAL_POS_INF && w[0] == '-')
+        kind = JSON_SPECIAL_NEG_INF;
     if (!kind)
         return emit_synthetic(f, w, n, f->word_off); /* true/false/null, or an error for yajl */
     tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, f->word_off,
@@ -502,16 +523,8 @@ int json_filter_finish(json_filter *f, uint64_t off)
         return emit_synthetic(f, bom, (size_t)held, 0);
     }
     if (f->state == F_WORD && f->word_len) {
-        size_t neg = f->word[0] == '-';
-        static const char *const whole[] = {"true", "false", "null", "NaN", "nan", "NAN",
-                                            "Infinity", "infinity", "inf", "Inf", "INF"};
-        (void)whole;
-        int prefix = f->word_len == neg; /* a lone "-" */
-        for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
-            size_t k = i < 3 ? 0 : neg, wl = strlen(whole[i]);
-            if (f->word_len - k < wl && memcmp(f->word + k, whole[i], f->word_len - k) == 0)
-                prefix = 1;
-        }
+        int prefix;
+        lookup_word(f->word, f->word_len, &prefix);
         if (prefix) {
             f->cut_token = 1; /* "tr", "Infin", "-": the input stops inside it */
             f->word_len = 0;
