@@ -353,9 +353,14 @@ typedef enum tread_option {
     TREAD_OPT_MAX_WARNINGS_REPORTED, /* warnings passed to the callback,
                                        default unlimited (-1); all are
                                        counted in the stats regardless */
-    TREAD_OPT_ZSTD_WINDOW_LOG_MAX  /* largest zstd window accepted, as a
+    TREAD_OPT_ZSTD_WINDOW_LOG_MAX, /* largest zstd window accepted, as a
                                       power of two: default 27 (128 MiB),
                                       range 10..31; bounds memory */
+    TREAD_OPT_JSON_FAST_PATH       /* 1 (default): plain JSON event records
+                                      are read by tread's own strict
+                                      scanner, the rest by yajl; 0: yajl
+                                      reads everything. Events, warnings
+                                      and errors are the same either way */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;

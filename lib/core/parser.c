@@ -25,6 +25,7 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->decompress = 1;
     p->max_warnings_reported = -1;
     p->zstd_window_log_max = 27;
+    p->json_fast_path = 1;
     p->src_fd = -1;
     tread_buf_init(&p->pending_raw, &p->alloc, SIZE_MAX);
     tread_buf_init(&p->sniff, &p->alloc, TREAD_SNIFF_MAX);
@@ -84,6 +85,10 @@ int tread_config(tread_parser *p, tread_option opt, int64_t v)
     case TREAD_OPT_ZSTD_WINDOW_LOG_MAX:
         if (v < 10 || v > 31) return -1;
         p->zstd_window_log_max = (int)v;
+        return 0;
+    case TREAD_OPT_JSON_FAST_PATH:
+        if (v != 0 && v != 1) return -1;
+        p->json_fast_path = (int)v;
         return 0;
     }
     return -1;

@@ -40,6 +40,7 @@ struct tread_parser {
     int decompress;
     int64_t max_warnings_reported;
     int zstd_window_log_max;
+    int json_fast_path;
 
     int state;
     int pause_in_finish;

@@ -1,4 +1,5 @@
 #include "json/json_decoder.h"
+#include "json/json_fast.h"
 #include "core/args.h"
 
 #include <string.h>
@@ -28,15 +29,37 @@ static int fail_buf(json_decoder *d, int rc, const char *what)
     return 0; /* cancels yajl */
 }
 
-/* After a record or a skipped value: honour a stop request. */
-static int boundary(json_decoder *d)
+static int fast_role(int role)
 {
-    if (!d->p->stop_requested)
-        return 1;
+    return role == ROLE_EVENTS || role == ROLE_SAMPLES || role == ROLE_SYS_EVENTS;
+}
+
+/* Between two elements of an array of records, where the fast path may
+ * take over from yajl (not inside text the filter made up). */
+static int fast_possible(const json_decoder *d)
+{
+    return d->p->json_fast_path && d->cap == CAP_NONE && d->depth > 0 &&
+           fast_role(d->role[d->depth - 1]) && !d->slice_synthetic;
+}
+
+/* Stops yajl after the current token; jd_feed goes on from there. */
+static int stop_yajl(json_decoder *d, int user, int fast, int had_value)
+{
     d->p->stop_requested = 0;
     d->pausing = 1;
+    d->pause_user = user;
+    d->fast_pending = fast;
+    d->fast_had_value = had_value;
     d->pause_taken = yajl_get_bytes_consumed(d->yh);
     return 0;
+}
+
+/* After a record or a skipped value: honour a stop request, or hand the
+ * next records to the fast path. */
+static int boundary(json_decoder *d)
+{
+    int user = d->p->stop_requested, fast = fast_possible(d);
+    return user || fast ? stop_yajl(d, user, fast, 1) : 1;
 }
 
 static int finish_record(json_decoder *d)
@@ -303,6 +326,8 @@ static int open_container(json_decoder *d, int type)
         d->cap_depth = d->depth; /* this container is the capture's root */
     else if (act == ACT_APPEND && d->cap == CAP_TOP && d->cap_depth == 0)
         d->cap_depth = d->depth;
+    if (act == ACT_NONE && type == 'a' && fast_possible(d))
+        return stop_yajl(d, 0, 1, 0); /* traceEvents[ and the like */
     return 1;
 }
 
@@ -377,13 +402,26 @@ static int rebuild_yajl(json_decoder *d)
     d->replaying = 1;
     for (int i = 0; i < d->depth; i++) {
         /* the last value is a literal: yajl reports it without lookahead,
-         * so it is gone before the callbacks come back on */
-        const char *piece = d->stack[i] == 'm' ? (i + 1 == d->depth ? "{\"\":null" : "{\"\":")
-                                               : (i + 1 == d->depth ? "[null" : "[");
+         * so it is gone before the callbacks come back on; none when the
+         * fast path stopped right after the array opened */
+        int last = i + 1 == d->depth && !d->rebuild_open;
+        const char *piece = d->stack[i] == 'm' ? (last ? "{\"\":null" : "{\"\":")
+                                               : (last ? "[null" : "[");
         yajl_parse(d->yh, (const unsigned char *)piece, strlen(piece));
     }
     d->replaying = 0;
+    d->rebuild_open = 0;
     return 0;
+}
+
+/* The fast path hands the input back to the filter and yajl at offset
+ * off; yajl, stopped when the fast path took over, is rebuilt there. */
+static void leave_fast(json_decoder *d, uint64_t off)
+{
+    d->fast = 0;
+    d->rebuild_open = !d->fast_had_value;
+    d->slice_off = off;
+    d->slice_len = 0;
 }
 
 /* After the document: whitespace is fine, anything else is reported. */
@@ -493,8 +531,51 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
     tread_status st = continue_emit(d);
     if (st != TREAD_STATUS_OK || len == 0)
         return st;
-    int rc = json_filter_feed(&d->filter, data, len, d->p->dec_offset, consumed);
-    return rc == 0 ? TREAD_STATUS_OK : rc == 1 ? TREAD_STATUS_PAUSED : TREAD_STATUS_ERROR;
+    size_t pos = 0;
+    for (;;) {
+        if (d->fast) {
+            int fr = json_fast_run(d, data, len, &pos);
+            *consumed = pos;
+            if (fr == FAST_DONE)
+                return TREAD_STATUS_OK;
+            if (fr == FAST_PAUSED)
+                return TREAD_STATUS_PAUSED;
+            if (fr == FAST_ERROR)
+                return TREAD_STATUS_ERROR;
+            leave_fast(d, d->p->dec_offset + pos);
+        }
+        /* The filter scans all it is given before yajl sees any of it, so
+         * while the fast path may take over again soon, it gets a window
+         * that doubles each time yajl reads it all without stopping. */
+        size_t n = len - pos;
+        if (d->p->json_fast_path && n > d->slow_window)
+            n = d->slow_window;
+        size_t c = 0;
+        int rc = json_filter_feed(&d->filter, data + pos, n, d->p->dec_offset + pos, &c);
+        pos += c;
+        *consumed = pos;
+        if (rc == 0) {
+            if (pos < len) {
+                if (d->slow_window < ((size_t)1 << 30))
+                    d->slow_window *= 2;
+                continue;
+            }
+            return TREAD_STATUS_OK;
+        }
+        if (rc < 0)
+            return TREAD_STATUS_ERROR;
+        /* yajl stopped: for the caller, the fast path, or both */
+        if (d->fast_pending) {
+            d->fast_pending = 0;
+            d->fast = json_filter_idle(&d->filter);
+            if (d->fast)
+                d->slow_window = JSON_SLOW_WINDOW;
+        }
+        if (d->pause_user) {
+            d->pause_user = 0;
+            return TREAD_STATUS_PAUSED;
+        }
+    }
 }
 
 static tread_status jd_finish(void *dec)
@@ -506,6 +587,8 @@ static tread_status jd_finish(void *dec)
     tread_status st = continue_emit(d);
     if (st != TREAD_STATUS_OK)
         return st;
+    if (d->fast)
+        leave_fast(d, p->dec_offset);
     int rc = json_filter_finish(&d->filter, p->dec_offset);
     if (rc)
         return rc == 1 ? TREAD_STATUS_PAUSED : TREAD_STATUS_ERROR;
@@ -603,6 +686,7 @@ void *tread__json_decoder_create(tread_parser *p, const tread_decoder_ops **ops)
     d->yaf.free = y_free;
     d->yaf.ctx = (void *)&p->alloc;
     json_filter_init(&d->filter, p, json_sink, on_special, d);
+    d->slow_window = JSON_SLOW_WINDOW;
     if (!d->stack || !d->role || rebuild_yajl(d)) {
         jd_destroy(d);
         return NULL;

@@ -29,6 +29,10 @@ enum json_role {
 
 enum json_capture { CAP_NONE = 0, CAP_RECORD, CAP_TOP, CAP_SKIP };
 
+/* The first window of bytes the filter and yajl get after the fast path
+ * gave up: about a few records. */
+#define JSON_SLOW_WINDOW 4096
+
 typedef struct json_decoder {
     tread_parser *p;
     yajl_handle yh;
@@ -76,6 +80,14 @@ typedef struct json_decoder {
     size_t emit_next;
     int done_in_slice;      /* the document ended inside this slice */
     size_t done_taken;
+    int pause_user;         /* the pause is the caller's (not fast_pending's) */
+
+    /* the fast path (json_fast.h) */
+    int fast;               /* reading records without yajl */
+    int fast_pending;       /* yajl stopped so that the fast path takes over */
+    int fast_had_value;     /* the array has a value before this point */
+    int rebuild_open;       /* rebuild yajl just after '[', not after a value */
+    size_t slow_window;     /* most bytes the filter gets at once */
 } json_decoder;
 
 /* Offset in the input of what yajl has read so far. */

@@ -503,6 +503,12 @@ int json_filter_mid_token(const json_filter *f)
     return f->cut_token || f->state == F_STRING || f->state == F_STRING_ESC || f->in_number;
 }
 
+int json_filter_idle(const json_filter *f)
+{
+    return f->state == F_VALUE && !f->in_number && !f->comma_held && !f->held.len &&
+           !f->rescan && !f->replay_len && f->bom_pos < 0 && !f->cut_token;
+}
+
 int json_filter_finish(json_filter *f, uint64_t off)
 {
     size_t taken;

@@ -78,6 +78,10 @@ void json_filter_free(json_filter *f);
  * literal)? Valid after json_filter_finish. */
 int json_filter_mid_token(const json_filter *f);
 
+/* Is the filter between tokens with nothing held or pending, so that the
+ * caller may read the next bytes itself? */
+int json_filter_idle(const json_filter *f);
+
 /* End of input: flushes held text. Returns like json_filter_feed. */
 int json_filter_finish(json_filter *f, uint64_t off);
 

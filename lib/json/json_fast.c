@@ -1,0 +1,294 @@
+#include "json/json_fast.h"
+#include "core/args.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Bytes that end the plain part of a string: the closing quote, and the
+ * backslash and control bytes, which send the record to yajl. */
+static const unsigned char str_stop[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* Containers open inside one record that the fast path follows; deeper
+ * records go to yajl. */
+#define FAST_MAX_NEST 64
+
+static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+/* The closing quote of the plain string whose text starts at p, or NULL
+ * (an escape, a control byte, or the end of the chunk comes first). */
+static inline const unsigned char *string_end(const unsigned char *p, const unsigned char *end)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* eight bytes at a time: the lowest flagged byte of the three tests
+     * is always a true hit, so it is exact */
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+        uint64_t hit = (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
+        if (hit) {
+            p += __builtin_ctzll(hit) >> 3;
+            break;
+        }
+        p += 8;
+    }
+#endif
+    while (p < end && !str_stop[*p])
+        p++;
+    return p < end && *p == '"' ? p : NULL;
+}
+
+/* The end of the JSON number at p, or NULL when it is malformed or may go
+ * on past the chunk (the byte after it must be seen). */
+static inline const unsigned char *number_end(const unsigned char *p, const unsigned char *end)
+{
+    if (*p == '-' && ++p == end)
+        return NULL;
+    if (*p == '0') {
+        p++;
+    } else if (*p >= '1' && *p <= '9') {
+        do
+            p++;
+        while (p < end && is_digit(*p));
+    } else {
+        return NULL;
+    }
+    if (p < end && *p == '.') {
+        const unsigned char *digits = ++p;
+        while (p < end && is_digit(*p))
+            p++;
+        if (p == digits)
+            return NULL;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        if (p < end && (*p == '+' || *p == '-'))
+            p++;
+        const unsigned char *digits = p;
+        while (p < end && is_digit(*p))
+            p++;
+        if (p == digits)
+            return NULL;
+    }
+    return p < end ? p : NULL;
+}
+
+size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n)
+{
+    json_record *r = &d->rec;
+    tread_buf *tok = &r->tok;
+    const unsigned char *p = s + 1, *end = s + n;
+    const size_t max_str = d->p->max_string_bytes;
+    unsigned char stack[FAST_MAX_NEST]; /* 'm' or 'a' per container inside */
+    int nest = 0;
+    int field = -1;
+    if (d->depth >= d->max_depth)
+        return 0;
+    int max_nest = d->max_depth - d->depth - 1;
+    if (max_nest > FAST_MAX_NEST)
+        max_nest = FAST_MAX_NEST;
+
+/* Every way out but the record's own '}' is "not plain": yajl decides. */
+#define WS()                                \
+    do {                                    \
+        while (p < end && is_ws(*p))        \
+            p++;                            \
+        if (p == end)                       \
+            return 0;                       \
+    } while (0)
+#define PUT(call)                           \
+    do {                                    \
+        if (call)                           \
+            return 0;                       \
+    } while (0)
+
+    WS();
+    if (*p != '"')
+        return 0; /* an empty record too: yajl's path warns about it */
+
+key: /* p is at the key's opening quote */
+    {
+        const unsigned char *k = p + 1, *q = string_end(k, end);
+        if (!q || (size_t)(q - k) > max_str)
+            return 0;
+        if (nest == 0)
+            field = json_field_lookup(k, (size_t)(q - k));
+        PUT(args_put_str(tok, TOK_KEY, k, (size_t)(q - k)));
+        p = q + 1;
+        WS();
+        if (*p != ':')
+            return 0;
+        p++;
+        WS();
+    }
+
+value: /* p is at the value's first byte */
+    if (field >= 0) {
+        r->field[field] = tok->len + 1;
+        field = -1;
+    }
+    switch (*p) {
+    case '"': {
+        const unsigned char *v = p + 1, *q = string_end(v, end);
+        if (!q || (size_t)(q - v) > max_str)
+            return 0;
+        PUT(args_put_str(tok, TOK_STR, v, (size_t)(q - v)));
+        p = q + 1;
+        break;
+    }
+    case '{':
+        if (nest >= max_nest)
+            return 0;
+        stack[nest++] = 'm';
+        PUT(args_put_tok(tok, TOK_DICT_BEGIN));
+        p++;
+        WS();
+        if (*p == '"')
+            goto key;
+        if (*p != '}')
+            return 0;
+        nest--;
+        PUT(args_put_tok(tok, TOK_DICT_END));
+        p++;
+        break;
+    case '[':
+        if (nest >= max_nest)
+            return 0;
+        stack[nest++] = 'a';
+        PUT(args_put_tok(tok, TOK_ARRAY_BEGIN));
+        p++;
+        WS();
+        if (*p != ']')
+            goto value;
+        nest--;
+        PUT(args_put_tok(tok, TOK_ARRAY_END));
+        p++;
+        break;
+    case 't':
+        if (end - p < 4 || memcmp(p, "true", 4) != 0)
+            return 0;
+        PUT(args_put_tok(tok, TOK_TRUE));
+        p += 4;
+        break;
+    case 'f':
+        if (end - p < 5 || memcmp(p, "false", 5) != 0)
+            return 0;
+        PUT(args_put_tok(tok, TOK_FALSE));
+        p += 5;
+        break;
+    case 'n':
+        if (end - p < 4 || memcmp(p, "null", 4) != 0)
+            return 0;
+        PUT(args_put_tok(tok, TOK_NULL));
+        p += 4;
+        break;
+    default: {
+        const unsigned char *q = number_end(p, end);
+        if (!q || (size_t)(q - p) > max_str)
+            return 0;
+        PUT(args_put_str(tok, TOK_NUM, p, (size_t)(q - p)));
+        p = q;
+        break;
+    }
+    }
+
+    /* after a value: a comma, or the end of its container; a literal or
+     * number followed by anything else (1x, 01, truex) is not plain */
+    for (;;) {
+        WS();
+        int in_map = nest == 0 || stack[nest - 1] == 'm';
+        if (*p == ',') {
+            p++;
+            WS();
+            if (!in_map)
+                goto value;
+            if (*p != '"')
+                return 0;
+            goto key;
+        }
+        if (*p == '}' && in_map) {
+            p++;
+            if (nest == 0)
+                return (size_t)(p - s);
+            nest--;
+            PUT(args_put_tok(tok, TOK_DICT_END));
+            continue;
+        }
+        if (*p == ']' && !in_map) {
+            p++;
+            nest--;
+            PUT(args_put_tok(tok, TOK_ARRAY_END));
+            continue;
+        }
+        return 0;
+    }
+#undef WS
+#undef PUT
+}
+
+int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t *pos)
+{
+    tread_parser *p = d->p;
+    tread_json_section sect = TREAD_JSON_TRACE_EVENTS;
+    switch (d->role[d->depth - 1]) {
+    case ROLE_SAMPLES: sect = TREAD_JSON_SAMPLES; break;
+    case ROLE_SYS_EVENTS: sect = TREAD_JSON_SYSTEM_EVENTS; break;
+    default: break;
+    }
+    size_t i = *pos;
+    for (;;) {
+        size_t j = i;
+        while (j < len && is_ws(data[j]))
+            j++;
+        if (j == len) {
+            *pos = len; /* blanks change nothing for yajl either */
+            return FAST_DONE;
+        }
+        if (d->fast_had_value) {
+            /* a comma is taken only with the record after it, so that yajl
+             * never has to be told about a comma it did not see */
+            if (data[j] != ',')
+                break;
+            j++;
+            while (j < len && is_ws(data[j]))
+                j++;
+            if (j == len)
+                break;
+        }
+        if (data[j] != '{')
+            break;
+        json_record_reset(&d->rec, sect, p->dec_offset + j);
+        size_t n = json_fast_record(d, data + j, len - j);
+        if (!n)
+            break;
+        i = j + n;
+        d->fast_had_value = 1;
+        d->last_good_off = p->dec_offset + i;
+        if (json_emit_record(d, 0)) {
+            d->emit_pending = 1;
+            p->stop_requested = 1;
+        }
+        if (p->state == P_ERROR) {
+            *pos = i;
+            return FAST_ERROR;
+        }
+        if (p->stop_requested) {
+            p->stop_requested = 0;
+            *pos = i;
+            return FAST_PAUSED;
+        }
+    }
+    *pos = i;
+    return FAST_BAIL;
+}
