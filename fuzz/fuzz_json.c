@@ -2,7 +2,9 @@
  * libFuzzer harness for the Chrome JSON decoder alone: the format is forced
  * and decompression is off, so every input goes straight to the JSON
  * tokenizer, record assembly and event mapping. Each input is parsed whole
- * and then in chunks with pauses (harness.c), and both runs must agree.
+ * with yajl reading everything (TREAD_OPT_JSON_FAST_PATH 0, the
+ * reference), whole with the fast path, and in chunks with pauses
+ * (harness.c) with the fast path on or off; all runs must agree.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@ typedef struct json_options {
     int64_t max_string_bytes; /* 0: the default */
     int strict;
     int64_t max_warnings;     /* -1: the default */
+    int stressed_fast;        /* the fast path in the stressed run */
 } json_options;
 
 static void draw_options(json_options *o, fuzz_rng *r)
@@ -29,9 +32,10 @@ static void draw_options(json_options *o, fuzz_rng *r)
     o->max_string_bytes = fuzz_rng_below(r, 2) ? 1 + (int64_t)fuzz_rng_below(r, 1024) : 0;
     o->strict = fuzz_rng_below(r, 4) == 0;
     o->max_warnings = fuzz_rng_below(r, 4) == 0 ? (int64_t)fuzz_rng_below(r, 4) : -1;
+    o->stressed_fast = fuzz_rng_below(r, 4) != 0;
 }
 
-static tread_parser *new_parser(const json_options *o)
+static tread_parser *new_parser(const json_options *o, int fast)
 {
     tread_parser *p = tread_parser_create(NULL);
     if (!p)
@@ -48,6 +52,8 @@ static tread_parser *new_parser(const json_options *o)
         tread_config(p, TREAD_OPT_LENIENT, 0);
     if (o->max_warnings >= 0)
         tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, o->max_warnings);
+    if (tread_config(p, TREAD_OPT_JSON_FAST_PATH, fast) != 0)
+        fuzz_fail("tread_config rejects JSON_FAST_PATH");
     return p;
 }
 
@@ -59,13 +65,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_rng_init(&r, data, size);
     draw_options(&o, &r);
 
-    fuzz_outcome out[2];
-    for (int stressed = 0; stressed < 2; stressed++) {
-        fuzz_plan plan = {stressed, SIZE_MAX, 0, TREAD_FORMAT_JSON};
-        tread_parser *p = new_parser(&o);
-        fuzz_run(p, &plan, data, size, &out[stressed]);
+    /* yajl alone whole, the fast path whole, then the stressed run */
+    static const int stressed[3] = {0, 0, 1};
+    int fast[3] = {0, 1, o.stressed_fast};
+    fuzz_outcome out[3];
+    for (int i = 0; i < 3; i++) {
+        fuzz_plan plan = {stressed[i], SIZE_MAX, 0, TREAD_FORMAT_JSON};
+        tread_parser *p = new_parser(&o, fast[i]);
+        fuzz_run(p, &plan, data, size, &out[i]);
         tread_parser_free(p);
     }
     fuzz_compare(&out[0], &out[1]);
+    fuzz_compare_errors(&out[0], &out[1]);
+    fuzz_compare(&out[0], &out[2]);
     return 0;
 }

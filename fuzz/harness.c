@@ -435,9 +435,22 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
             fprintf(stderr, "error %s at %llu: %s\n", tread_error_name(tread_get_error(p)),
                     (unsigned long long)tread_get_error_offset(p), tread_get_error_message(p));
         out->error = tread_get_error(p);
+        out->error_offset = tread_get_error_offset(p);
+        snprintf(out->error_message, sizeof out->error_message, "%s", tread_get_error_message(p));
         return;
     }
     check_stats(p, plan, out, off);
+}
+
+void fuzz_compare_errors(const fuzz_outcome *ref, const fuzz_outcome *run)
+{
+    if (ref->error_offset != run->error_offset ||
+        strcmp(ref->error_message, run->error_message) != 0) {
+        fprintf(stderr, "fuzz: error at %llu: %s\nvs error at %llu: %s\n",
+                (unsigned long long)ref->error_offset, ref->error_message,
+                (unsigned long long)run->error_offset, run->error_message);
+        fuzz_fail("the two runs report different errors");
+    }
 }
 
 void fuzz_compare(const fuzz_outcome *ref, const fuzz_outcome *run)

@@ -50,6 +50,8 @@ typedef struct fuzz_outcome {
     uint64_t events, warnings, records;
     tread_status status;      /* of the last call */
     tread_error error;
+    uint64_t error_offset;
+    char error_message[256];
     int stopped;              /* fed only part of the input (budget) */
 } fuzz_outcome;
 
@@ -59,6 +61,11 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
 
 /* Fails unless the two runs delivered the same thing. */
 void fuzz_compare(const fuzz_outcome *reference, const fuzz_outcome *stressed);
+
+/* Fails unless the two runs' errors have the same offset and message
+ * (for runs fed the same way: where an error is found may depend on the
+ * chunking). */
+void fuzz_compare_errors(const fuzz_outcome *reference, const fuzz_outcome *run);
 
 /* Reports a broken invariant and aborts (libFuzzer records the input). */
 _Noreturn void fuzz_fail(const char *what);

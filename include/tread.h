@@ -441,6 +441,8 @@ typedef struct tread_stats {
     uint64_t warnings;
     uint64_t warnings_by_kind[TREAD_WARN_KIND_COUNT_];
     uint64_t records;         /* raw records (JSON objects) read */
+    uint64_t fast_records;    /* of which read by the JSON fast path
+                                 (TREAD_OPT_JSON_FAST_PATH) */
 } tread_stats;
 
 TREAD_API void tread_get_stats(const tread_parser *p, tread_stats *out);

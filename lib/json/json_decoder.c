@@ -45,7 +45,8 @@ static int fast_possible(const json_decoder *d)
 /* Stops yajl after the current token; jd_feed goes on from there. */
 static int stop_yajl(json_decoder *d, int user, int fast, int had_value)
 {
-    d->p->stop_requested = 0;
+    if (user)
+        d->p->stop_requested = 0;
     d->pausing = 1;
     d->pause_user = user;
     d->fast_pending = fast;

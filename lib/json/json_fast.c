@@ -275,6 +275,7 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         i = j + n;
         d->fast_had_value = 1;
         d->last_good_off = p->dec_offset + i;
+        p->stats.fast_records++;
         if (json_emit_record(d, 0)) {
             d->emit_pending = 1;
             p->stop_requested = 1;

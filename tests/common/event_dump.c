@@ -184,6 +184,7 @@ tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk, cons
         dump_printf(d, "RUNAWAY: still pausing after %zu stops\n", d->stops);
     tread_stats s;
     tread_get_stats(p, &s);
+    d->fast_records = s.fast_records;
     dump_printf(d, "status=%d error=%s off=%" PRIu64 " msg=%s events=%" PRIu64 " warnings=%" PRIu64
                 " decoded=%" PRIu64 " format=%s compression=%s\n",
                 (int)st, tread_error_name(tread_get_error(p)), tread_get_error_offset(p),

@@ -13,6 +13,8 @@ typedef struct dump {
     size_t events, warnings;
     size_t stop_every;   /* >0: the event callback asks to stop every N events */
     size_t stops;        /* how many stops were asked for */
+    uint64_t fast_records; /* stats.fast_records after dump_parse (not in text,
+                              which must not depend on the path taken) */
     size_t max_stops;    /* >0: give up resuming after that many stops (a
                             parser that pauses forever is then reported by
                             a RUNAWAY line, not a hang) */

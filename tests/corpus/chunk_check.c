@@ -1,7 +1,8 @@
 /* The chunk-boundary and resume test: for each file, the canonical dump of
  * everything tread delivers must be identical whether the input is fed
  * whole, in chunks of 4096, 7 or 1 byte(s), or with a stop (and resume)
- * after every event. To bound the run time (sanitizer builds in CI), files
+ * after every event, and whether plain records take the fast path or
+ * yajl reads everything (TREAD_OPT_JSON_FAST_PATH 0). To bound the run time (sanitizer builds in CI), files
  * with more than $CHUNK_FULL_EVENTS events (default 15000) get chunks of
  * 4096 and 509 bytes and a stop every 97 events instead. */
 #include <stdio.h>
@@ -23,18 +24,20 @@ static int check_file(const char *path, size_t full_events)
     int full = ref.events <= full_events;
     const size_t chunks[] = {4096, full ? 7 : 509, full ? 1 : 4096};
     int bad = 0;
-    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] + 1; c++) {
+    static const int64_t yajl_only[] = {TREAD_OPT_JSON_FAST_PATH, 0, 0};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0] + 2; c++) {
         dump d;
         dump_init(&d);
-        size_t chunk = c < 3 ? chunks[c] : 65536;
+        size_t chunk = c < 3 ? chunks[c] : c == 3 ? 65536 : 0;
         if (c == 2 && !full)
             continue;
         if (c == 3)
             d.stop_every = full ? 1 : 97; /* stop, then resume */
-        dump_parse(&d, buf, len, chunk, NULL);
+        dump_parse(&d, buf, len, chunk, c == 4 ? yajl_only : NULL);
         if (!ref.text || !d.text || strcmp(ref.text, d.text) != 0 ||
             (c == 3 && d.events && d.stops == 0)) {
-            fprintf(stderr, "MISMATCH %s with %s %zu\n", path, c == 3 ? "stops, chunk" : "chunk", chunk);
+            fprintf(stderr, "MISMATCH %s with %s %zu\n", path,
+                    c == 3 ? "stops, chunk" : c == 4 ? "yajl only, chunk" : "chunk", chunk);
             if (ref.text && d.text)
                 dump_show_difference(ref.text, d.text);
             bad = 1;
