@@ -36,10 +36,16 @@ static int fast_role(int role)
 
 /* Between two elements of an array of records, where the fast path may
  * take over from yajl (not inside text the filter made up). */
-static int fast_possible(const json_decoder *d)
+static int fast_possible(json_decoder *d)
 {
-    return d->p->json_fast_path && d->cap == CAP_NONE && d->depth > 0 &&
-           fast_role(d->role[d->depth - 1]) && !d->slice_synthetic;
+    if (!d->p->json_fast_path || d->cap != CAP_NONE || d->depth == 0 ||
+        !fast_role(d->role[d->depth - 1]) || d->slice_synthetic)
+        return 0;
+    if (d->fast_skip) {
+        d->fast_skip--;
+        return 0;
+    }
+    return 1;
 }
 
 /* Stops yajl after the current token; jd_feed goes on from there. */
@@ -327,8 +333,12 @@ static int open_container(json_decoder *d, int type)
         d->cap_depth = d->depth; /* this container is the capture's root */
     else if (act == ACT_APPEND && d->cap == CAP_TOP && d->cap_depth == 0)
         d->cap_depth = d->depth;
-    if (act == ACT_NONE && type == 'a' && fast_possible(d))
-        return stop_yajl(d, 0, 1, 0); /* traceEvents[ and the like */
+    if (act == ACT_NONE && type == 'a' && fast_role(role)) {
+        d->fast_misses = 0; /* a new array of records: a fresh start */
+        d->fast_skip = 0;
+        if (fast_possible(d))
+            return stop_yajl(d, 0, 1, 0); /* traceEvents[ and the like */
+    }
     return 1;
 }
 
@@ -419,6 +429,12 @@ static int rebuild_yajl(json_decoder *d)
  * off; yajl, stopped when the fast path took over, is rebuilt there. */
 static void leave_fast(json_decoder *d, uint64_t off)
 {
+    if (d->p->stats.fast_records - d->fast_entry_records >= JSON_FAST_MIN_RECORDS) {
+        d->fast_misses = 0;
+    } else if (!d->fast_bail_cut && ++d->fast_misses >= 2) {
+        unsigned shift = d->fast_misses - 1;
+        d->fast_skip = shift >= 10 ? JSON_FAST_MAX_SKIP : (uint64_t)1 << shift;
+    }
     d->fast = 0;
     d->rebuild_open = !d->fast_had_value;
     d->slice_off = off;
@@ -569,8 +585,10 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
         if (d->fast_pending) {
             d->fast_pending = 0;
             d->fast = json_filter_idle(&d->filter);
-            if (d->fast)
+            if (d->fast) {
                 d->slow_window = JSON_SLOW_WINDOW;
+                d->fast_entry_records = d->p->stats.fast_records;
+            }
         }
         if (d->pause_user) {
             d->pause_user = 0;

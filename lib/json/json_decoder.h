@@ -33,6 +33,15 @@ enum json_capture { CAP_NONE = 0, CAP_RECORD, CAP_TOP, CAP_SKIP };
  * gave up: about a few records. */
 #define JSON_SLOW_WINDOW 4096
 
+/* A takeover by the fast path that reads fewer records than this before
+ * handing back is a miss: yajl must be rebuilt after it, which costs about
+ * as much as reading a few records. After two misses in a row, the fast
+ * path waits 2, 4, ... up to JSON_FAST_MAX_SKIP record boundaries before
+ * trying again, so a trace whose records are all escaped or commented
+ * runs at yajl's speed. */
+#define JSON_FAST_MIN_RECORDS 8
+#define JSON_FAST_MAX_SKIP 1024
+
 typedef struct json_decoder {
     tread_parser *p;
     yajl_handle yh;
@@ -88,6 +97,11 @@ typedef struct json_decoder {
     int fast_had_value;     /* the array has a value before this point */
     int rebuild_open;       /* rebuild yajl just after '[', not after a value */
     size_t slow_window;     /* most bytes the filter gets at once */
+    uint64_t fast_entry_records; /* stats.fast_records when it took over */
+    int fast_bail_cut;      /* the fast path stopped at the end of the bytes
+                               at hand or of the array: not a miss */
+    unsigned fast_misses;   /* takeovers in a row that read few records */
+    uint64_t fast_skip;     /* record boundaries to let pass before the next */
 } json_decoder;
 
 /* Offset in the input of what yajl has read so far. */

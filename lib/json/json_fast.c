@@ -24,9 +24,9 @@ static const unsigned char str_stop[256] = {
 static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* The closing quote of the plain string whose text starts at p, or NULL
- * (an escape, a control byte, or the end of the chunk comes first). */
-static inline const unsigned char *string_end(const unsigned char *p, const unsigned char *end)
+/* Where the plain text of the string starting at p stops: at its closing
+ * quote, at an escape or control byte, or at end. */
+static inline const unsigned char *string_stop(const unsigned char *p, const unsigned char *end)
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     /* eight bytes at a time: the lowest flagged byte of the three tests
@@ -46,15 +46,16 @@ static inline const unsigned char *string_end(const unsigned char *p, const unsi
 #endif
     while (p < end && !str_stop[*p])
         p++;
-    return p < end && *p == '"' ? p : NULL;
+    return p;
 }
 
 /* The end of the JSON number at p, or NULL when it is malformed or may go
- * on past the chunk (the byte after it must be seen). */
-static inline const unsigned char *number_end(const unsigned char *p, const unsigned char *end)
+ * on past the chunk (the byte after it must be seen; *cut is then set). */
+static inline const unsigned char *number_end(const unsigned char *p, const unsigned char *end,
+                                              int *cut)
 {
     if (*p == '-' && ++p == end)
-        return NULL;
+        return *cut = 1, NULL;
     if (*p == '0') {
         p++;
     } else if (*p >= '1' && *p <= '9') {
@@ -69,7 +70,7 @@ static inline const unsigned char *number_end(const unsigned char *p, const unsi
         while (p < end && is_digit(*p))
             p++;
         if (p == digits)
-            return NULL;
+            return *cut = p == end, NULL;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
@@ -79,12 +80,31 @@ static inline const unsigned char *number_end(const unsigned char *p, const unsi
         while (p < end && is_digit(*p))
             p++;
         if (p == digits)
-            return NULL;
+            return *cut = p == end, NULL;
     }
-    return p < end ? p : NULL;
+    return p < end ? p : (*cut = 1, NULL);
 }
 
-size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n)
+/* args_put_str for text inside the input: short strings are copied as one
+ * 16-byte block when the input and the buffer have room for it, which
+ * beats a memcpy call for the keys and names that make up most tokens. */
+static inline int put_text(tread_buf *b, unsigned type, const unsigned char *s, size_t n,
+                           const unsigned char *in_end)
+{
+    if (n <= 16 && in_end - s >= 16 && b->cap - b->len >= 6 + 16) {
+        unsigned char *o = b->data + b->len;
+        uint32_t n32 = (uint32_t)n;
+        o[0] = (unsigned char)type;
+        memcpy(o + 1, &n32, 4);
+        memcpy(o + 5, s, 16);
+        o[5 + n] = 0;
+        b->len += n + 6;
+        return 0;
+    }
+    return args_put_str(b, type, s, n);
+}
+
+size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n, int *cut)
 {
     json_record *r = &d->rec;
     tread_buf *tok = &r->tok;
@@ -100,12 +120,12 @@ size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n)
         max_nest = FAST_MAX_NEST;
 
 /* Every way out but the record's own '}' is "not plain": yajl decides. */
-#define WS()                                \
-    do {                                    \
-        while (p < end && is_ws(*p))        \
-            p++;                            \
-        if (p == end)                       \
-            return 0;                       \
+#define WS()                                        \
+    do {                                            \
+        while (p < end && *p <= ' ' && is_ws(*p))   \
+            p++;                                    \
+        if (p == end)                               \
+            return *cut = 1, 0;                     \
     } while (0)
 #define PUT(call)                           \
     do {                                    \
@@ -119,12 +139,14 @@ size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n)
 
 key: /* p is at the key's opening quote */
     {
-        const unsigned char *k = p + 1, *q = string_end(k, end);
-        if (!q || (size_t)(q - k) > max_str)
+        const unsigned char *k = p + 1, *q = string_stop(k, end);
+        if (q == end)
+            return *cut = 1, 0;
+        if (*q != '"' || (size_t)(q - k) > max_str)
             return 0;
         if (nest == 0)
             field = json_field_lookup(k, (size_t)(q - k));
-        PUT(args_put_str(tok, TOK_KEY, k, (size_t)(q - k)));
+        PUT(put_text(tok, TOK_KEY, k, (size_t)(q - k), end));
         p = q + 1;
         WS();
         if (*p != ':')
@@ -140,10 +162,12 @@ value: /* p is at the value's first byte */
     }
     switch (*p) {
     case '"': {
-        const unsigned char *v = p + 1, *q = string_end(v, end);
-        if (!q || (size_t)(q - v) > max_str)
+        const unsigned char *v = p + 1, *q = string_stop(v, end);
+        if (q == end)
+            return *cut = 1, 0;
+        if (*q != '"' || (size_t)(q - v) > max_str)
             return 0;
-        PUT(args_put_str(tok, TOK_STR, v, (size_t)(q - v)));
+        PUT(put_text(tok, TOK_STR, v, (size_t)(q - v), end));
         p = q + 1;
         break;
     }
@@ -176,28 +200,34 @@ value: /* p is at the value's first byte */
         p++;
         break;
     case 't':
-        if (end - p < 4 || memcmp(p, "true", 4) != 0)
+        if (end - p < 4)
+            return *cut = 1, 0;
+        if (memcmp(p, "true", 4) != 0)
             return 0;
         PUT(args_put_tok(tok, TOK_TRUE));
         p += 4;
         break;
     case 'f':
-        if (end - p < 5 || memcmp(p, "false", 5) != 0)
+        if (end - p < 5)
+            return *cut = 1, 0;
+        if (memcmp(p, "false", 5) != 0)
             return 0;
         PUT(args_put_tok(tok, TOK_FALSE));
         p += 5;
         break;
     case 'n':
-        if (end - p < 4 || memcmp(p, "null", 4) != 0)
+        if (end - p < 4)
+            return *cut = 1, 0;
+        if (memcmp(p, "null", 4) != 0)
             return 0;
         PUT(args_put_tok(tok, TOK_NULL));
         p += 4;
         break;
     default: {
-        const unsigned char *q = number_end(p, end);
+        const unsigned char *q = number_end(p, end, cut);
         if (!q || (size_t)(q - p) > max_str)
             return 0;
-        PUT(args_put_str(tok, TOK_NUM, p, (size_t)(q - p)));
+        PUT(put_text(tok, TOK_NUM, p, (size_t)(q - p), end));
         p = q;
         break;
     }
@@ -247,6 +277,7 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
     default: break;
     }
     size_t i = *pos;
+    d->fast_bail_cut = 0;
     for (;;) {
         size_t j = i;
         while (j < len && is_ws(data[j]))
@@ -258,20 +289,27 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         if (d->fast_had_value) {
             /* a comma is taken only with the record after it, so that yajl
              * never has to be told about a comma it did not see */
-            if (data[j] != ',')
+            if (data[j] != ',') {
+                d->fast_bail_cut = data[j] == ']'; /* the array ends */
                 break;
+            }
             j++;
             while (j < len && is_ws(data[j]))
                 j++;
-            if (j == len)
+            if (j == len) {
+                d->fast_bail_cut = 1;
                 break;
+            }
         }
         if (data[j] != '{')
             break;
         json_record_reset(&d->rec, sect, p->dec_offset + j);
-        size_t n = json_fast_record(d, data + j, len - j);
-        if (!n)
+        int cut = 0;
+        size_t n = json_fast_record(d, data + j, len - j, &cut);
+        if (!n) {
+            d->fast_bail_cut = cut;
             break;
+        }
         i = j + n;
         d->fast_had_value = 1;
         d->last_good_off = p->dec_offset + i;

@@ -30,7 +30,7 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
 
 /* The scanner alone: the record at s[0] == '{' within s[0..n), appended to
  * d->rec.tok (fields noted). Returns the length of its text, or 0 when the
- * record is not plain or not whole. */
-size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n);
+ * record is not plain or not whole (*cut set: it may go on past s + n). */
+size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n, int *cut);
 
 #endif
