@@ -38,7 +38,7 @@ static int fast_role(int role)
  * take over from yajl (not inside text the filter made up). */
 static int fast_possible(json_decoder *d)
 {
-    if (!d->p->json_fast_path || d->cap != CAP_NONE || d->depth == 0 ||
+    if (!d->p->json_fast_path || d->finishing || d->cap != CAP_NONE || d->depth == 0 ||
         !fast_role(d->role[d->depth - 1]) || d->slice_synthetic)
         return 0;
     if (d->fast_skip) {
@@ -608,6 +608,7 @@ static tread_status jd_finish(void *dec)
         return st;
     if (d->fast)
         leave_fast(d, p->dec_offset);
+    d->finishing = 1; /* no bytes are left for the fast path */
     int rc = json_filter_finish(&d->filter, p->dec_offset);
     if (rc)
         return rc == 1 ? TREAD_STATUS_PAUSED : TREAD_STATUS_ERROR;

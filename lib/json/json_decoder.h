@@ -98,6 +98,7 @@ typedef struct json_decoder {
     int rebuild_open;       /* rebuild yajl just after '[', not after a value */
     size_t slow_window;     /* most bytes the filter gets at once */
     uint64_t fast_entry_records; /* stats.fast_records when it took over */
+    int finishing;          /* in jd_finish: yajl reads what is left */
     int fast_bail_cut;      /* the fast path stopped at the end of the bytes
                                at hand or of the array: not a miss */
     unsigned fast_misses;   /* takeovers in a row that read few records */

@@ -77,6 +77,8 @@ static const path_case cases[] = {
     {"bad literal", "[" PLAIN ",{\"ph\":\"i\",\"name\":\"z\",\"ts\":1,\"args\":{\"a\":truex}}]", 1, 0, 0},
     {"missing colon", "[" PLAIN ",{\"ph\" \"i\"}]", 1, 0, 0},
     {"missing comma between records", "[" PLAIN PLAIN2 "]", 1, 0, 0},
+    {"literal at the end", "[" PLAIN ",true", 1, 0, 0},
+    {"number at the end", "[" PLAIN ",12", 1, 0, 0},
     {"garbage after a record", "[" PLAIN "x]", 1, 0, 0},
     {"form feed is not JSON whitespace for tread", "[" PLAIN ",\f" PLAIN2 "]", 1, 0, 0},
     {"deep args", "[" PLAIN ",{\"ph\":\"i\",\"name\":\"d\",\"ts\":1,\"args\":{\"a\":{\"b\":{\"c\":{\"d\":1}}}}}," PLAIN2 "]", 3, 0, 0},
