@@ -415,28 +415,26 @@ static int rebuild_yajl(json_decoder *d)
         /* the last value is a literal: yajl reports it without lookahead,
          * so it is gone before the callbacks come back on; none when the
          * fast path stopped right after the array opened */
-        int last = i + 1 == d->depth && !d->rebuild_open;
+        int last = i + 1 == d->depth && d->fast_had_value;
         const char *piece = d->stack[i] == 'm' ? (last ? "{\"\":null" : "{\"\":")
                                                : (last ? "[null" : "[");
         yajl_parse(d->yh, (const unsigned char *)piece, strlen(piece));
     }
     d->replaying = 0;
-    d->rebuild_open = 0;
     return 0;
 }
 
 /* The fast path hands the input back to the filter and yajl at offset
  * off; yajl, stopped when the fast path took over, is rebuilt there. */
-static void leave_fast(json_decoder *d, uint64_t off)
+static void leave_fast(json_decoder *d, uint64_t off, int cut)
 {
     if (d->p->stats.fast_records - d->fast_entry_records >= JSON_FAST_MIN_RECORDS) {
         d->fast_misses = 0;
-    } else if (!d->fast_bail_cut && ++d->fast_misses >= 2) {
+    } else if (!cut && ++d->fast_misses >= 2) {
         unsigned shift = d->fast_misses - 1;
         d->fast_skip = shift >= 10 ? JSON_FAST_MAX_SKIP : (uint64_t)1 << shift;
     }
     d->fast = 0;
-    d->rebuild_open = !d->fast_had_value;
     d->slice_off = off;
     d->slice_len = 0;
 }
@@ -559,7 +557,7 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
                 return TREAD_STATUS_PAUSED;
             if (fr == FAST_ERROR)
                 return TREAD_STATUS_ERROR;
-            leave_fast(d, d->p->dec_offset + pos);
+            leave_fast(d, d->p->dec_offset + pos, fr == FAST_CUT);
         }
         /* The filter scans all it is given before yajl sees any of it, so
          * while the fast path may take over again soon, it gets a window
@@ -607,7 +605,7 @@ static tread_status jd_finish(void *dec)
     if (st != TREAD_STATUS_OK)
         return st;
     if (d->fast)
-        leave_fast(d, p->dec_offset);
+        leave_fast(d, p->dec_offset, 1);
     d->finishing = 1; /* no bytes are left for the fast path */
     int rc = json_filter_finish(&d->filter, p->dec_offset);
     if (rc)

@@ -94,13 +94,11 @@ typedef struct json_decoder {
     /* the fast path (json_fast.h) */
     int fast;               /* reading records without yajl */
     int fast_pending;       /* yajl stopped so that the fast path takes over */
-    int fast_had_value;     /* the array has a value before this point */
-    int rebuild_open;       /* rebuild yajl just after '[', not after a value */
+    int fast_had_value;     /* the array has a value before this point (a
+                               rebuilt yajl handle starts after it) */
     size_t slow_window;     /* most bytes the filter gets at once */
     uint64_t fast_entry_records; /* stats.fast_records when it took over */
     int finishing;          /* in jd_finish: yajl reads what is left */
-    int fast_bail_cut;      /* the fast path stopped at the end of the bytes
-                               at hand or of the array: not a miss */
     unsigned fast_misses;   /* takeovers in a row that read few records */
     uint64_t fast_skip;     /* record boundaries to let pass before the next */
 } json_decoder;

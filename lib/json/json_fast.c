@@ -21,7 +21,6 @@ static const unsigned char str_stop[256] = {
  * records go to yajl. */
 #define FAST_MAX_NEST 64
 
-static inline int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 /* Where the plain text of the string starting at p stops: at its closing
@@ -122,7 +121,7 @@ size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n, int *
 /* Every way out but the record's own '}' is "not plain": yajl decides. */
 #define WS()                                        \
     do {                                            \
-        while (p < end && *p <= ' ' && is_ws(*p))   \
+        while (p < end && *p <= ' ' && json_is_ws(*p)) \
             p++;                                    \
         if (p == end)                               \
             return *cut = 1, 0;                     \
@@ -277,10 +276,10 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
     default: break;
     }
     size_t i = *pos;
-    d->fast_bail_cut = 0;
+    int outcome = FAST_BAIL;
     for (;;) {
         size_t j = i;
-        while (j < len && is_ws(data[j]))
+        while (j < len && json_is_ws(data[j]))
             j++;
         if (j == len) {
             *pos = len; /* blanks change nothing for yajl either */
@@ -290,14 +289,15 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
             /* a comma is taken only with the record after it, so that yajl
              * never has to be told about a comma it did not see */
             if (data[j] != ',') {
-                d->fast_bail_cut = data[j] == ']'; /* the array ends */
+                if (data[j] == ']')
+                    outcome = FAST_CUT; /* the array ends */
                 break;
             }
             j++;
-            while (j < len && is_ws(data[j]))
+            while (j < len && json_is_ws(data[j]))
                 j++;
             if (j == len) {
-                d->fast_bail_cut = 1;
+                outcome = FAST_CUT;
                 break;
             }
         }
@@ -307,7 +307,8 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         int cut = 0;
         size_t n = json_fast_record(d, data + j, len - j, &cut);
         if (!n) {
-            d->fast_bail_cut = cut;
+            if (cut)
+                outcome = FAST_CUT;
             break;
         }
         i = j + n;
@@ -329,5 +330,5 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         }
     }
     *pos = i;
-    return FAST_BAIL;
+    return outcome;
 }

@@ -19,7 +19,10 @@
 
 enum {
     FAST_DONE = 0,  /* everything up to len was read */
-    FAST_BAIL,      /* *pos is where the filter and yajl take over */
+    FAST_BAIL,      /* *pos is where the filter and yajl take over: a value
+                       that is not a plain record */
+    FAST_CUT,       /* the same, at the end of the bytes at hand or of the
+                       array (no sign that the records are not plain) */
     FAST_PAUSED,    /* a callback asked to stop after the record before *pos */
     FAST_ERROR      /* the error is recorded in the parser */
 };

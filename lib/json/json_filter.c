@@ -20,7 +20,6 @@ static const unsigned char byte_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static int is_ws(unsigned char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 static int is_letter(unsigned char c) { return byte_class[c] == CL_LETTER; }
 
 void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,
@@ -238,7 +237,7 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
         switch (f->state) {
         case F_VALUE: {
             if (f->comma_held) {
-                while (i < n && is_ws(d[i]))
+                while (i < n && json_is_ws(d[i]))
                     i++;
                 start = i;
                 if (i == n)
@@ -315,7 +314,7 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                     break;
                 }
                 size_t j = i + 1;
-                while (j < n && is_ws(d[j]))
+                while (j < n && json_is_ws(d[j]))
                     j++;
                 if (j < n && (d[j] == ']' || d[j] == '}')) {
                     FLUSH(i);

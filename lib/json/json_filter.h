@@ -21,6 +21,12 @@
 #include <stdint.h>
 #include "core/parser.h"
 
+/* JSON's whitespace (RFC 8259). */
+static inline int json_is_ws(unsigned char c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
 enum { JSON_SPECIAL_NAN = 1, JSON_SPECIAL_POS_INF, JSON_SPECIAL_NEG_INF };
 
 /* Passes a slice to yajl. in_off is the input offset of s[0] (for
