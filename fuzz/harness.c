@@ -397,7 +397,7 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
     if (st.verbose)
         fprintf(stderr, "fuzz: %s run, chunk mode %u, pause every %u\n",
                 plan->stressed ? "stressed" : "reference", mode, st.pause_every);
-    tread_callbacks cb = {on_event, on_warning, on_json_raw};
+    tread_callbacks cb = {.event = on_event, .warning = on_warning, .json_raw = on_json_raw};
     tread_set_callbacks(p, &cb, &st);
 
     tread_status s = TREAD_STATUS_OK;

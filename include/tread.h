@@ -137,12 +137,46 @@ typedef struct tread_str {
     size_t len;
 } tread_str;
 
+/* How a tread_args holds its arguments. Every encoding is read through the
+ * same iterator (tread_args_next); the lazy ones are decoded only when the
+ * caller iterates, so an event whose args are never looked at costs nothing
+ * for them. */
+typedef enum tread_args_encoding {
+    TREAD_ARGS_TOKENS = 0,  /* tread's own token stream (JSON args) */
+    TREAD_ARGS_PERFETTO,    /* a TrackEvent's raw DebugAnnotation fields */
+    TREAD_ARGS_FXT,         /* an FXT record's argument words */
+    TREAD_ARGS_ENCODING_COUNT_
+} tread_args_encoding;
+
 /* A sequence of typed arguments (see the args iterator below). Points into
- * the parser's buffers; valid until the callback returns. */
+ * the parser's buffers; valid until the callback returns. ctx is what a
+ * lazy encoding needs to decode them (interned names, string tables). */
 typedef struct tread_args {
     const unsigned char *data;
     size_t len;
+    tread_args_encoding encoding;
+    const void *ctx;
 } tread_args;
+
+/* A list of 64-bit ids (flow ids); points into the parser's buffers. */
+typedef struct tread_ids {
+    const uint64_t *v;
+    size_t n;
+} tread_ids;
+
+/* What kind of track an event is on (Perfetto TrackDescriptor, FXT async
+ * and counter ids). */
+typedef enum tread_track_kind {
+    TREAD_TRACK_NONE = 0,   /* no track: the event is on (pid, tid) */
+    TREAD_TRACK_THREAD,     /* a thread's track: pid/tid resolved */
+    TREAD_TRACK_PROCESS,    /* a process-scoped track: pid resolved */
+    TREAD_TRACK_ASYNC,      /* an async track (no thread) */
+    TREAD_TRACK_COUNTER,    /* a counter track */
+    TREAD_TRACK_GLOBAL,     /* a track with no process or thread */
+    TREAD_TRACK_COUNT_
+} tread_track_kind;
+
+TREAD_API const char *tread_track_kind_name(tread_track_kind k);
 
 /* Bits of tread_event.flags: which optional fields are present. */
 #define TREAD_HAS_TS          (1u << 0)
@@ -166,6 +200,20 @@ typedef struct tread_args {
 #define TREAD_TID_IS_STRING   (1u << 18) /* tid_str holds the text */
 #define TREAD_HAS_ID_NUM      (1u << 19) /* id text parsed as a number */
 #define TREAD_HAS_META_NUM    (1u << 20) /* meta_num is set */
+#define TREAD_HAS_TRACK       (1u << 21) /* track_uuid / track_kind set */
+#define TREAD_HAS_SEQ         (1u << 22) /* seq_id: Perfetto sequence */
+#define TREAD_HAS_RAW_TS      (1u << 23) /* ts could not be converted to the
+                                            trace clock: raw_ts in clock_id
+                                            (TREAD_HAS_TS is then clear) */
+#define TREAD_VALUE_IS_INT    (1u << 24) /* value_int is the value as written
+                                            (an integer); value holds it as
+                                            a double too */
+#define TREAD_HAS_PROVIDER    (1u << 25) /* FXT provider_id/provider_name */
+#define TREAD_NAME_UNRESOLVED (1u << 26) /* name refers to an interned /
+                                            table string that was missing */
+#define TREAD_CAT_UNRESOLVED  (1u << 27) /* likewise for cat */
+#define TREAD_THREAD_UNRESOLVED (1u << 28) /* a thread reference was missing:
+                                            pid/tid are absent */
 
 /*
  * One event from any format. Fields a format does not have are zero/absent.
@@ -219,10 +267,28 @@ typedef struct tread_event {
 
     tread_args args;         /* the event's arguments */
 
+    /* Tracks, sequences, flows (Perfetto; FXT where it has them). */
+    uint64_t track_uuid;     /* TREAD_HAS_TRACK */
+    tread_track_kind track_kind;
+    uint32_t seq_id;         /* TREAD_HAS_SEQ: trusted_packet_sequence_id */
+    int64_t raw_ts;          /* TREAD_HAS_RAW_TS: timestamp as written... */
+    uint32_t clock_id;       /* ...in this clock */
+    tread_ids flow_ids;      /* flows this event continues or starts */
+    tread_ids terminating_flow_ids; /* flows this event ends */
+    int64_t value_int;       /* TREAD_VALUE_IS_INT */
+
+    /* FXT: the provider that wrote the record (TREAD_HAS_PROVIDER). */
+    uint32_t provider_id;
+    tread_str provider_name;
+
     uint64_t offset;         /* byte offset of the raw record in the
                                 decompressed input */
     const void *raw;         /* the raw record: a tread_json_raw * for JSON
-                                (include/tread/json.h) */
+                                (include/tread/json.h), a
+                                tread_perfetto_packet * for Perfetto
+                                (include/tread/perfetto.h), a
+                                tread_fxt_record * for FXT
+                                (include/tread/fxt.h) */
 } tread_event;
 
 /* ------------------------------------------------------------------------ */
@@ -261,12 +327,22 @@ typedef struct tread_arg {
     tread_str text;     /* JSON numbers: the literal text as written */
 } tread_arg;
 
+/* Deepest nesting the iterator follows in a lazy encoding; deeper values
+ * come out as TREAD_ARG_BYTES holding their raw encoding. */
+#define TREAD_ARGS_ITER_MAX_NEST 32
+
 /* Iterator over a tread_args; treat the fields as private. */
 typedef struct tread_args_iter {
     const unsigned char *p, *end;
     int depth;
-    int reserved;
+    int encoding;
     uint64_t array_bits; /* which of the 64 innermost levels are arrays */
+    const void *ctx;
+    /* lazy encodings: where each enclosing container ends, and a few words
+     * of decoder state */
+    const unsigned char *stack[TREAD_ARGS_ITER_MAX_NEST];
+    uint64_t state[4];
+    int failed;          /* malformed data ended the iteration early */
 } tread_args_iter;
 
 TREAD_API void tread_args_iter_init(tread_args_iter *it, const tread_args *a);
@@ -276,6 +352,10 @@ TREAD_API int tread_args_next(tread_args_iter *it, tread_arg *out);
 
 /* Skips the rest of the dict/array whose *_BEGIN was just returned. */
 TREAD_API void tread_args_skip(tread_args_iter *it);
+
+/* 1 when the iteration ended early because the (lazily decoded) argument
+ * data was malformed; what came before was delivered. */
+TREAD_API int tread_args_iter_failed(const tread_args_iter *it);
 
 /* Finds an argument by flattened key: "data.frame", "stack.2" (array index).
  * On success stores it in *out (for dicts/arrays, the *_BEGIN marker) and
@@ -298,6 +378,9 @@ typedef enum tread_error {
     TREAD_ERROR_LIMIT_DEPTH,    /* nesting deeper than TREAD_OPT_MAX_DEPTH */
     TREAD_ERROR_LIMIT_EVENT,    /* record larger than TREAD_OPT_MAX_EVENT_BYTES */
     TREAD_ERROR_LIMIT_STRING,   /* string longer than TREAD_OPT_MAX_STRING_BYTES */
+    TREAD_ERROR_LIMIT_MEMORY,   /* a memory bound was reached: a decompression
+                                   bomb (TREAD_OPT_MAX_DECOMPRESSED_BYTES),
+                                   interned data (TREAD_OPT_MAX_INTERNED_BYTES) */
     TREAD_ERROR_COUNT_
 } tread_error;
 
@@ -319,6 +402,22 @@ typedef enum tread_warning_kind {
     TREAD_WARN_NOT_AN_EVENT,       /* a non-object in an event array: skipped */
     TREAD_WARN_COMPRESSED_TRUNCATED, /* gzip/zstd stream cut short: what
                                       arrived was decoded */
+    TREAD_WARN_BAD_RECORD,         /* a binary record, packet, argument or
+                                      field overruns its bounds or does not
+                                      decode: skipped by its size */
+    TREAD_WARN_UNKNOWN_RECORD,     /* a record/packet type tread does not
+                                      know: skipped by its size */
+    TREAD_WARN_UNRESOLVED_REF,     /* an interned id, string or thread
+                                      reference that was never defined: the
+                                      event is kept, marked unresolved */
+    TREAD_WARN_DATA_LOSS,          /* the producer lost data (Perfetto
+                                      previous_packet_dropped, ftrace LOST
+                                      EVENTS) */
+    TREAD_WARN_DROPPED_PACKET,     /* a packet needing incremental state on
+                                      a sequence whose state is invalid:
+                                      dropped */
+    TREAD_WARN_CLOCK,              /* a timestamp that could not be moved
+                                      onto the trace clock: raw value kept */
     TREAD_WARN_KIND_COUNT_
 } tread_warning_kind;
 
@@ -356,14 +455,39 @@ typedef enum tread_option {
     TREAD_OPT_ZSTD_WINDOW_LOG_MAX, /* largest zstd window accepted, as a
                                       power of two: default 27 (128 MiB),
                                       range 10..31; bounds memory */
-    TREAD_OPT_JSON_FAST_PATH       /* 1 (default): plain JSON event records
+    TREAD_OPT_JSON_FAST_PATH,      /* 1 (default): plain JSON event records
                                       are read by tread's own strict
                                       scanner, the rest by yajl; 0: yajl
                                       reads everything. Events, warnings
                                       and errors are the same either way */
+    TREAD_OPT_MAX_DECOMPRESSED_BYTES, /* what one compressed packet
+                                      (Perfetto compressed_packets) may
+                                      expand to, default 512 MiB; more is
+                                      TREAD_ERROR_LIMIT_MEMORY */
+    TREAD_OPT_MAX_INTERNED_BYTES   /* interned data held per parser
+                                      (Perfetto sequences, FXT string
+                                      tables), default 256 MiB; more is
+                                      TREAD_ERROR_LIMIT_MEMORY */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;
+typedef struct tread_perfetto_packet tread_perfetto_packet; /* tread/perfetto.h */
+typedef struct tread_fxt_record tread_fxt_record;           /* tread/fxt.h */
+
+/* A piece of a blob (FXT blob and large blob records): large payloads are
+ * never buffered whole, they arrive in pieces of at most a few KiB, in
+ * order, each with the total size. */
+typedef struct tread_blob {
+    tread_str name;          /* blob name (may be unresolved: empty) */
+    uint64_t total_size;     /* payload bytes in the whole blob */
+    uint64_t piece_offset;   /* where this piece starts in the payload */
+    const unsigned char *data;
+    size_t len;              /* this piece's bytes */
+    int last;                /* 1 on the final piece */
+    uint32_t blob_type;      /* format-specific type (FXT blob type) */
+    uint64_t offset;         /* byte offset of the record in the input */
+    const void *raw;         /* format-specific: a tread_fxt_record * */
+} tread_blob;
 
 /* Callbacks. Any may be NULL. A non-zero return stops the parse at the
  * next event boundary (event: right after it; warning/json_raw: at the end
@@ -377,6 +501,13 @@ typedef struct tread_callbacks {
     /* Raw hook: every JSON object of traceEvents/samples/stackFrames/
      * systemTraceEvents, before the events made from it. */
     int (*json_raw)(void *user, const tread_json_raw *raw);
+    /* Blob payloads, piece by piece (see tread_blob). */
+    int (*blob)(void *user, const tread_blob *b);
+    /* Raw hook: every Perfetto TracePacket (compressed ones expanded),
+     * before the events made from it. */
+    int (*perfetto_packet)(void *user, const tread_perfetto_packet *pkt);
+    /* Raw hook: every FXT record, before the events made from it. */
+    int (*fxt_record)(void *user, const tread_fxt_record *rec);
 } tread_callbacks;
 
 typedef enum tread_status {
@@ -446,6 +577,19 @@ typedef struct tread_stats {
 } tread_stats;
 
 TREAD_API void tread_get_stats(const tread_parser *p, tread_stats *out);
+
+/* Format-specific counters (Perfetto packets, sequences, data loss by
+ * cause; FXT records by type, table misses; ...), as stable snake_case
+ * names with values. Stores up to max of them in out and returns how many
+ * there are in all (call with max 0 to size the array). Names and values
+ * are valid until the parser is freed or fed again. */
+typedef struct tread_counter {
+    const char *name;
+    uint64_t value;
+} tread_counter;
+
+TREAD_API size_t tread_get_format_counters(const tread_parser *p,
+                                           tread_counter *out, size_t max);
 
 #ifdef __cplusplus
 }

@@ -161,7 +161,7 @@ int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
     int rc = configure(in, opt);
     if (rc != 0)
         return rc;
-    tread_callbacks cb = {event_trampoline, warning_trampoline, NULL};
+    tread_callbacks cb = {.event = event_trampoline, .warning = warning_trampoline};
     tread_set_callbacks(in->parser, &cb, in);
 
     int fd;

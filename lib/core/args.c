@@ -1,5 +1,6 @@
 /* The typed-argument iterator and lookup (tread_args_*). */
 #include "core/args.h"
+#include "core/decoder.h"
 #include "core/timeconv.h"
 
 #include <math.h>
@@ -96,14 +97,25 @@ void args_decode_value(const unsigned char *p, tread_arg *out)
 
 void tread_args_iter_init(tread_args_iter *it, const tread_args *a)
 {
+    memset(it, 0, sizeof *it);
     it->p = a ? a->data : NULL;
     it->end = a && a->data ? a->data + a->len : NULL;
-    it->depth = 0;
-    it->reserved = 0;
-    it->array_bits = 0;
+    if (a && a->encoding != TREAD_ARGS_TOKENS) {
+        const tread_args_codec *c = tread__args_codec(a->encoding);
+        it->encoding = a->encoding;
+        it->ctx = a->ctx;
+        if (!c) {
+            it->p = it->end = NULL; /* an encoding this build cannot read */
+            it->failed = 1;
+        } else if (c->init) {
+            c->init(it, a);
+        }
+    }
 }
 
-int tread_args_next(tread_args_iter *it, tread_arg *out)
+int tread_args_iter_failed(const tread_args_iter *it) { return it->failed; }
+
+static int tokens_next(tread_args_iter *it, tread_arg *out)
 {
     const unsigned char *p = it->p;
     if (!p || p >= it->end)
@@ -132,8 +144,24 @@ int tread_args_next(tread_args_iter *it, tread_arg *out)
     return 1;
 }
 
+int tread_args_next(tread_args_iter *it, tread_arg *out)
+{
+    if (it->encoding == TREAD_ARGS_TOKENS)
+        return tokens_next(it, out);
+    const tread_args_codec *c = tread__args_codec((tread_args_encoding)it->encoding);
+    if (!c || !it->p)
+        return 0;
+    return c->next(it, out);
+}
+
 void tread_args_skip(tread_args_iter *it)
 {
+    if (it->encoding != TREAD_ARGS_TOKENS) {
+        const tread_args_codec *c = tread__args_codec((tread_args_encoding)it->encoding);
+        if (c && it->p)
+            c->skip(it);
+        return;
+    }
     int nest = 1;
     while (it->p && it->p < it->end && nest > 0) {
         unsigned t = *it->p;
@@ -161,11 +189,57 @@ static int parse_index(const char *s, size_t n, size_t *idx)
     return 1;
 }
 
+/* Any encoding: walks the iterator, skipping containers that do not
+ * match. The token stream has the direct walk below. */
+static int find_by_iter(const tread_args *a, const char *key, size_t key_len, tread_arg *out)
+{
+    tread_args_iter it;
+    tread_arg v;
+    tread_args_iter_init(&it, a);
+    size_t seg = 0;
+    int in_array = 0;
+    while (seg <= key_len) {
+        size_t e = seg;
+        while (e < key_len && key[e] != '.')
+            e++;
+        const char *k = key + seg;
+        size_t kn = e - seg, idx = 0, want = 0;
+        if (in_array && !parse_index(k, kn, &want))
+            return 0;
+        for (;;) {
+            if (!tread_args_next(&it, &v))
+                return 0;
+            if (v.type == TREAD_ARG_DICT_END || v.type == TREAD_ARG_ARRAY_END)
+                return 0;
+            int match = in_array ? idx++ == want
+                                 : v.key.ptr && v.key.len == kn && memcmp(v.key.ptr, k, kn) == 0;
+            if (match)
+                break;
+            if (v.type == TREAD_ARG_DICT_BEGIN || v.type == TREAD_ARG_ARRAY_BEGIN)
+                tread_args_skip(&it);
+        }
+        if (e >= key_len) {
+            *out = v;
+            return 1;
+        }
+        if (v.type == TREAD_ARG_DICT_BEGIN)
+            in_array = 0;
+        else if (v.type == TREAD_ARG_ARRAY_BEGIN)
+            in_array = 1;
+        else
+            return 0;
+        seg = e + 1;
+    }
+    return 0;
+}
+
 int tread_args_find(const tread_args *a, const char *key, size_t key_len,
                     tread_arg *out)
 {
     if (!a || !a->data || !key)
         return 0;
+    if (a->encoding != TREAD_ARGS_TOKENS)
+        return find_by_iter(a, key, key_len, out);
     const unsigned char *d = a->data;
     size_t len = a->len, off = 0, seg = 0;
     int in_array = 0, depth = 0;

@@ -69,6 +69,19 @@ const char *tread_meta_name(tread_meta m)
     return NAME_OF(n, m);
 }
 
+const char *tread_track_kind_name(tread_track_kind k)
+{
+    static const char *const n[TREAD_TRACK_COUNT_] = {
+        [TREAD_TRACK_NONE] = "none",
+        [TREAD_TRACK_THREAD] = "thread",
+        [TREAD_TRACK_PROCESS] = "process",
+        [TREAD_TRACK_ASYNC] = "async",
+        [TREAD_TRACK_COUNTER] = "counter",
+        [TREAD_TRACK_GLOBAL] = "global",
+    };
+    return NAME_OF(n, k);
+}
+
 const char *tread_arg_type_name(tread_arg_type t)
 {
     static const char *const n[] = {
@@ -91,6 +104,7 @@ const char *tread_error_name(tread_error e)
         [TREAD_ERROR_LIMIT_DEPTH] = "limit_depth",
         [TREAD_ERROR_LIMIT_EVENT] = "limit_event",
         [TREAD_ERROR_LIMIT_STRING] = "limit_string",
+        [TREAD_ERROR_LIMIT_MEMORY] = "limit_memory",
     };
     return NAME_OF(n, e);
 }
@@ -109,6 +123,12 @@ const char *tread_warning_name(tread_warning_kind k)
         [TREAD_WARN_TRAILING_DATA] = "trailing_data",
         [TREAD_WARN_NOT_AN_EVENT] = "not_an_event",
         [TREAD_WARN_COMPRESSED_TRUNCATED] = "compressed_truncated",
+        [TREAD_WARN_BAD_RECORD] = "bad_record",
+        [TREAD_WARN_UNKNOWN_RECORD] = "unknown_record",
+        [TREAD_WARN_UNRESOLVED_REF] = "unresolved_ref",
+        [TREAD_WARN_DATA_LOSS] = "data_loss",
+        [TREAD_WARN_DROPPED_PACKET] = "dropped_packet",
+        [TREAD_WARN_CLOCK] = "clock",
     };
     return NAME_OF(n, k);
 }

@@ -26,6 +26,8 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->max_warnings_reported = -1;
     p->zstd_window_log_max = 27;
     p->json_fast_path = 1;
+    p->max_decompressed_bytes = (uint64_t)512 << 20;
+    p->max_interned_bytes = (uint64_t)256 << 20;
     p->src_fd = -1;
     tread_buf_init(&p->pending_raw, &p->alloc, SIZE_MAX);
     tread_buf_init(&p->sniff, &p->alloc, TREAD_SNIFF_MAX);
@@ -90,6 +92,14 @@ int tread_config(tread_parser *p, tread_option opt, int64_t v)
         if (v != 0 && v != 1) return -1;
         p->json_fast_path = (int)v;
         return 0;
+    case TREAD_OPT_MAX_DECOMPRESSED_BYTES:
+        if (v < 4096) return -1;
+        p->max_decompressed_bytes = (uint64_t)v;
+        return 0;
+    case TREAD_OPT_MAX_INTERNED_BYTES:
+        if (v < 4096) return -1;
+        p->max_interned_bytes = (uint64_t)v;
+        return 0;
     }
     return -1;
 }
@@ -119,6 +129,26 @@ void tread__emit_json_raw(tread_parser *p, const tread_json_raw *raw)
 {
     p->stats.records++;
     if (p->cb.json_raw && p->cb.json_raw(p->user, raw))
+        p->stop_requested = 1;
+}
+
+void tread__emit_perfetto_packet(tread_parser *p, const tread_perfetto_packet *pkt)
+{
+    p->stats.records++;
+    if (p->cb.perfetto_packet && p->cb.perfetto_packet(p->user, pkt))
+        p->stop_requested = 1;
+}
+
+void tread__emit_fxt_record(tread_parser *p, const tread_fxt_record *rec)
+{
+    p->stats.records++;
+    if (p->cb.fxt_record && p->cb.fxt_record(p->user, rec))
+        p->stop_requested = 1;
+}
+
+void tread__emit_blob(tread_parser *p, const tread_blob *b)
+{
+    if (p->cb.blob && p->cb.blob(p->user, b))
         p->stop_requested = 1;
 }
 
@@ -168,28 +198,36 @@ void tread_get_stats(const tread_parser *p, tread_stats *out)
     out->bytes_decoded = p->dec_offset;
 }
 
+size_t tread_get_format_counters(const tread_parser *p, tread_counter *out, size_t max)
+{
+    if (!p || !p->dec || !p->dec_ops || !p->dec_ops->counters)
+        return 0;
+    return p->dec_ops->counters(p->dec, out, out ? max : 0);
+}
+
 /* ---- format stage ----------------------------------------------------- */
 
 static tread_status start_decoder(tread_parser *p, tread_format f)
 {
     p->format_known = 1;
     p->stats.format = f;
-    switch (f) {
-    case TREAD_FORMAT_JSON:
-        p->dec = tread__json_decoder_create(p, &p->dec_ops);
-        if (!p->dec)
-            return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory creating the JSON decoder");
-        return TREAD_STATUS_OK;
-    case TREAD_FORMAT_UNKNOWN:
+    if (f == TREAD_FORMAT_UNKNOWN) {
         if (p->sniff.len == 0)
             return tread__fail(p, TREAD_ERROR_UNKNOWN_FORMAT, 0, "empty input");
         return tread__fail(p, TREAD_ERROR_UNKNOWN_FORMAT, 0,
                            "input is not a trace format tread knows (Chrome JSON, Perfetto, "
                            "Fuchsia FXT, ftrace text, systrace HTML)");
-    default:
+    }
+    const tread_decoder_ops *ops = tread__decoder_for(f);
+    if (!ops)
         return tread__fail(p, TREAD_ERROR_UNSUPPORTED, 0,
                            "format recognised (%s), not supported yet", tread_format_name(f));
-    }
+    p->dec = ops->create(p);
+    if (!p->dec)
+        return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory creating the %s decoder",
+                           tread_format_name(f));
+    p->dec_ops = ops;
+    return TREAD_STATUS_OK;
 }
 
 static tread_status run_decoder(tread_parser *p, const unsigned char *d, size_t n,

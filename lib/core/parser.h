@@ -13,16 +13,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/decompress.h"
-
-/* A format decoder. feed consumes decompressed bytes: on TREAD_STATUS_OK
- * all of them, on TREAD_STATUS_PAUSED *consumed of them (the rest is fed
- * again on resume, with a fresh call). finish ends the input. */
-typedef struct tread_decoder_ops {
-    tread_status (*feed)(void *dec, const unsigned char *data, size_t len,
-                         size_t *consumed);
-    tread_status (*finish)(void *dec);
-    void (*destroy)(void *dec);
-} tread_decoder_ops;
+#include "core/decoder.h"
 
 enum { P_NEW = 0, P_RUNNING, P_PAUSED, P_FINISHED, P_ERROR };
 
@@ -41,6 +32,8 @@ struct tread_parser {
     int64_t max_warnings_reported;
     int zstd_window_log_max;
     int json_fast_path;
+    uint64_t max_decompressed_bytes;
+    uint64_t max_interned_bytes;
 
     int state;
     int pause_in_finish;
@@ -86,6 +79,11 @@ struct tread_parser {
 void tread__emit(tread_parser *p, tread_event *ev);
 /* Delivers a JSON raw record to the json_raw hook. */
 void tread__emit_json_raw(tread_parser *p, const tread_json_raw *raw);
+/* Delivers a Perfetto packet / FXT record to its raw hook (counts it in
+ * stats.records), and a blob piece to the blob callback. */
+void tread__emit_perfetto_packet(tread_parser *p, const tread_perfetto_packet *pkt);
+void tread__emit_fxt_record(tread_parser *p, const tread_fxt_record *rec);
+void tread__emit_blob(tread_parser *p, const tread_blob *b);
 /* Counts a warning and reports it (printf-style message). */
 void tread__warn(tread_parser *p, tread_warning_kind kind, uint64_t offset,
                  const char *fmt, ...)
@@ -103,8 +101,5 @@ tread_status tread__fail(tread_parser *p, tread_error err, uint64_t offset,
 
 /* tread_parse_fd's read loop; tread_resume goes back into it. */
 tread_status tread__read_fd_loop(tread_parser *p);
-
-/* Decoder constructors (NULL when out of memory). */
-void *tread__json_decoder_create(tread_parser *p, const tread_decoder_ops **ops);
 
 #endif

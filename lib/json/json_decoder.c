@@ -673,9 +673,17 @@ static void jd_destroy(void *dec)
     tread_free(a, d);
 }
 
-static const tread_decoder_ops json_ops = {jd_feed, jd_finish, jd_destroy};
+static void *jd_create(tread_parser *p);
 
-void *tread__json_decoder_create(tread_parser *p, const tread_decoder_ops **ops)
+const tread_decoder_ops tread__json_decoder = {
+    .format = TREAD_FORMAT_JSON,
+    .create = jd_create,
+    .feed = jd_feed,
+    .finish = jd_finish,
+    .destroy = jd_destroy,
+};
+
+static void *jd_create(tread_parser *p)
 {
     json_decoder *d = tread_malloc(&p->alloc, sizeof *d);
     if (!d)
@@ -709,6 +717,5 @@ void *tread__json_decoder_create(tread_parser *p, const tread_decoder_ops **ops)
         jd_destroy(d);
         return NULL;
     }
-    *ops = &json_ops;
     return d;
 }

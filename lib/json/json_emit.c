@@ -29,7 +29,7 @@ static tread_str tok_text(const unsigned char *t)
 /* The tokens strictly inside the container whose BEGIN is at t. */
 static tread_args inner(const json_record *r, const unsigned char *t)
 {
-    tread_args a = {NULL, 0};
+    tread_args a = {.data = NULL};
     if (!t || (t[0] != TOK_DICT_BEGIN && t[0] != TOK_ARRAY_BEGIN))
         return a;
     size_t off = (size_t)(t - r->tok.data);
@@ -432,8 +432,7 @@ static void emit_system_event(emit_ctx *c, tread_event *ev)
 {
     tread_str ph = tok_text(field(c->r, JF_PH));
     fill_common(c, ev);
-    ev->args.data = c->r->tok.data;
-    ev->args.len = c->r->tok.len;
+    ev->args = (tread_args){.data = c->r->tok.data, .len = c->r->tok.len};
     ev->phase = ph.len == 1 ? (unsigned char)ph.ptr[0] : 0;
     switch (ev->phase) {
     case 'p':
@@ -474,8 +473,7 @@ int json_emit_record(json_decoder *d, size_t first)
         c.raw.key.ptr = (const char *)r->key.data;
         c.raw.key.len = r->key.len ? r->key.len - 1 : 0;
     }
-    c.raw.fields.data = r->tok.data;
-    c.raw.fields.len = r->tok.len;
+    c.raw.fields = (tread_args){.data = r->tok.data, .len = r->tok.len};
     if (first == 0)
         tread__emit_json_raw(d->p, &c.raw);
 

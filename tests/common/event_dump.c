@@ -77,6 +77,8 @@ void dump_args(dump *d, const tread_args *a)
         dump_str(d, "text", v.text);
         dump_printf(d, "]");
     }
+    if (tread_args_iter_failed(&it))
+        dump_printf(d, " args-malformed");
 }
 
 void dump_event(dump *d, const tread_event *ev)
@@ -110,12 +112,49 @@ void dump_event(dump *d, const tread_event *ev)
     if (ev->meta) dump_printf(d, " meta=%s", tread_meta_name(ev->meta));
     dump_str(d, "meta_str", ev->meta_str);
     if (ev->flags & TREAD_HAS_META_NUM) dump_printf(d, " meta_num=%" PRId64, ev->meta_num);
+    if (ev->flags & TREAD_HAS_TRACK)
+        dump_printf(d, " track=%" PRIu64 "/%s", ev->track_uuid, tread_track_kind_name(ev->track_kind));
+    if (ev->flags & TREAD_HAS_SEQ) dump_printf(d, " seq=%" PRIu32, ev->seq_id);
+    if (ev->flags & TREAD_HAS_RAW_TS)
+        dump_printf(d, " raw_ts=%" PRId64 "@%" PRIu32, ev->raw_ts, ev->clock_id);
+    if (ev->flags & TREAD_VALUE_IS_INT) dump_printf(d, " value_int=%" PRId64, ev->value_int);
+    for (size_t i = 0; i < ev->flow_ids.n; i++) dump_printf(d, " flow=%" PRIu64, ev->flow_ids.v[i]);
+    for (size_t i = 0; i < ev->terminating_flow_ids.n; i++)
+        dump_printf(d, " flow_end=%" PRIu64, ev->terminating_flow_ids.v[i]);
+    if (ev->flags & TREAD_HAS_PROVIDER) {
+        dump_printf(d, " provider=%" PRIu32, ev->provider_id);
+        dump_str(d, "provider_name", ev->provider_name);
+    }
     dump_printf(d, " off=%" PRIu64, ev->offset);
     if (ev->stack.data) { dump_printf(d, " stack:"); dump_args(d, &ev->stack); }
     if (ev->estack.data) { dump_printf(d, " estack:"); dump_args(d, &ev->estack); }
     dump_printf(d, " args:");
     dump_args(d, &ev->args);
     dump_printf(d, "\n");
+}
+
+/* Blob pieces: where pieces break may depend on how the input was
+ * chunked, so one line per blob, with a checksum of all its bytes; pieces
+ * that do not follow each other are a line of their own. */
+static int on_blob(void *user, const tread_blob *b)
+{
+    dump *d = user;
+    if (b->piece_offset == 0) {
+        d->blob_hash = 1469598103934665603ull;
+        d->blob_bytes = 0;
+    }
+    if (b->piece_offset != d->blob_bytes)
+        dump_printf(d, "blob-gap at=%" PRIu64 " expected=%" PRIu64 "\n", b->piece_offset, d->blob_bytes);
+    for (size_t i = 0; i < b->len; i++)
+        d->blob_hash = (d->blob_hash ^ b->data[i]) * 1099511628211ull;
+    d->blob_bytes = b->piece_offset + b->len;
+    if (!b->last)
+        return 0;
+    dump_printf(d, "blob type=%" PRIu32 " total=%" PRIu64 " got=%" PRIu64 " off=%" PRIu64
+                " fnv=%016" PRIx64, b->blob_type, b->total_size, d->blob_bytes, b->offset, d->blob_hash);
+    dump_str(d, "name", b->name);
+    dump_printf(d, "\n");
+    return 0;
 }
 
 static int on_event(void *user, const tread_event *ev)
@@ -151,7 +190,8 @@ static int on_raw(void *user, const tread_json_raw *raw)
     return 0;
 }
 
-const tread_callbacks dump_callbacks = {on_event, on_warning, on_raw};
+const tread_callbacks dump_callbacks = {.event = on_event, .warning = on_warning,
+                                        .json_raw = on_raw, .blob = on_blob};
 
 tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk, const int64_t *opts)
 {

@@ -15,6 +15,7 @@ typedef struct dump {
     size_t stops;        /* how many stops were asked for */
     uint64_t fast_records; /* stats.fast_records after dump_parse (not in text,
                               which must not depend on the path taken) */
+    uint64_t blob_hash, blob_bytes; /* the blob being received */
     size_t max_stops;    /* >0: give up resuming after that many stops (a
                             parser that pauses forever is then reported by
                             a RUNAWAY line, not a hang) */

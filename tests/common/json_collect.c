@@ -133,8 +133,9 @@ int on_raw_collect(void *user, const tread_json_raw *raw)
     return 0;
 }
 
-const tread_callbacks collect_callbacks = {on_event_collect, on_warning_collect,
-                                                  on_raw_collect};
+const tread_callbacks collect_callbacks = {.event = on_event_collect,
+                                           .warning = on_warning_collect,
+                                           .json_raw = on_raw_collect};
 
 /* ---- "all chunkings agree" ---------------------------------------------
  * The dump of a parse must not depend on how the input is cut: whole,

@@ -40,7 +40,7 @@ static int grab_args(void *user, const tread_event *ev)
 static tread_args args_from(const char *json)
 {
     tread_parser *p = tread_parser_create(NULL);
-    tread_callbacks cb = {grab_args, NULL, NULL};
+    tread_callbacks cb = {.event = grab_args};
     n_events = 0;
     first_args.data = NULL;
     first_args.len = 0;
@@ -243,7 +243,7 @@ static void test_find(void)
                     tread_arg_type_name(v.type));
     }
     /* no args at all */
-    tread_args none = {NULL, 0};
+    tread_args none = {.data = NULL};
     CHECK(!tread_args_find(&none, "a", 1, &v));
     CHECK(!tread_args_find(NULL, "a", 1, &v));
     tread_args e = args_from("[{\"ph\":\"X\",\"args\":{}}]");
@@ -354,7 +354,7 @@ static void test_empty(void)
 {
     tread_args_iter it;
     tread_arg v;
-    tread_args none = {NULL, 0};
+    tread_args none = {.data = NULL};
     tread_args_iter_init(&it, &none);
     CHECK(!tread_args_next(&it, &v));
     tread_args_iter_init(&it, NULL);

@@ -271,7 +271,7 @@ static int stop_on_every(void *user, const tread_event *ev)
 static void test_stop_resume(void)
 {
     int seen = 0;
-    tread_callbacks cb = {stop_on_every, NULL, NULL};
+    tread_callbacks cb = {.event = stop_on_every};
     tread_parser *p = tread_parser_create(NULL);
     tread_set_callbacks(p, &cb, &seen);
     size_t n = strlen(TRACE);
@@ -334,7 +334,7 @@ static int stop_on_warning(void *user, const tread_warning *w)
 static void test_warning_stop(void)
 {
     int warnings = 0;
-    tread_callbacks cb = {NULL, stop_on_warning, NULL};
+    tread_callbacks cb = {.warning = stop_on_warning};
     tread_parser *p = tread_parser_create(NULL);
     tread_set_callbacks(p, &cb, &warnings);
     const char *in = "[{\"ph\":\"Z\"}";

@@ -199,7 +199,7 @@ static void check_stop_before_fast_entry(void)
     for (int fast = 0; fast < 2; fast++) {
         int warnings = 0;
         tread_parser *p = tread_parser_create(NULL);
-        tread_callbacks cb = {NULL, stop_on_warning, NULL};
+        tread_callbacks cb = {.warning = stop_on_warning};
         tread_config(p, TREAD_OPT_JSON_FAST_PATH, fast);
         tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_JSON); /* no sniffing delay */
         tread_set_callbacks(p, &cb, &warnings);

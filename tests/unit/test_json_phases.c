@@ -258,7 +258,7 @@ static void test_counter_stop_resume(void)
     CHECK_EQ_INT(count_warnings(TREAD_WARN_BAD_FIELD), 1);
 
     tread_parser *p = tread_parser_create(NULL);
-    tread_callbacks cb = {stop_count_event, stop_count_warning, NULL};
+    tread_callbacks cb = {.event = stop_count_event, .warning = stop_count_warning};
     tread_set_callbacks(p, &cb, NULL);
     stop_series_n = 0;
     memset(stop_warn_by_kind, 0, sizeof stop_warn_by_kind);

@@ -1,0 +1,23 @@
+/* The table of format decoders and lazy argument codecs. Adding a format
+ * means adding its entries here (doc/architecture.md, "Adding a format"). */
+#include "core/decoder.h"
+
+extern const tread_decoder_ops tread__json_decoder;
+
+static const tread_decoder_ops *const decoders[TREAD_FORMAT_COUNT_] = {
+    [TREAD_FORMAT_JSON] = &tread__json_decoder,
+};
+
+static const tread_args_codec *const codecs[TREAD_ARGS_ENCODING_COUNT_] = {
+    [TREAD_ARGS_TOKENS] = NULL, /* read inline by lib/core/args.c */
+};
+
+const tread_decoder_ops *tread__decoder_for(tread_format f)
+{
+    return (unsigned)f < TREAD_FORMAT_COUNT_ ? decoders[f] : NULL;
+}
+
+const tread_args_codec *tread__args_codec(tread_args_encoding e)
+{
+    return (unsigned)e < TREAD_ARGS_ENCODING_COUNT_ ? codecs[e] : NULL;
+}
