@@ -1,0 +1,64 @@
+/*
+ * Perfetto clocks: ClockSnapshot bookkeeping and conversion of a packet's
+ * timestamp to the trace clock (perfetto_reference.txt: ClockSnapshot,
+ * BuiltinClock, TracePacket.timestamp_clock_id).
+ *
+ * Owned by the Perfetto decoder, one per parser. Memory is bounded: at most
+ * PF_CLOCK_MAX_SNAPSHOTS_PER_DOMAIN snapshots are kept per pair of clock
+ * domains (the oldest is dropped), at most PF_CLOCK_MAX_DOMAINS domains.
+ */
+#ifndef TREAD_PERFETTO_PF_CLOCK_H
+#define TREAD_PERFETTO_PF_CLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "core/alloc.h"
+
+#define PF_CLOCK_BOOTTIME 6          /* BuiltinClock BUILTIN_CLOCK_BOOTTIME */
+#define PF_CLOCK_FIRST_SEQ_SCOPED 64 /* 64..127 are sequence-scoped */
+#define PF_CLOCK_LAST_SEQ_SCOPED 127
+
+typedef struct pf_clocks pf_clocks;
+
+enum {
+    PF_CLOCK_OK = 0,
+    PF_CLOCK_NO_PATH = 1,   /* no snapshot links this clock to the trace
+                               clock (yet): the value stays raw */
+    PF_CLOCK_OVERFLOW = 2,  /* the result is out of int64 ns */
+    PF_CLOCK_BAD = -1,      /* malformed ClockSnapshot message */
+    PF_CLOCK_NOMEM = -2
+};
+
+pf_clocks *pf_clocks_create(const tread_alloc *a);
+void pf_clocks_free(pf_clocks *c);
+
+/* A ClockSnapshot message (the bytes of TracePacket.clock_snapshot) seen on
+ * sequence seq. Records its clocks (clock_id, timestamp, is_incremental,
+ * unit_multiplier_ns), resets the running value of each incremental clock
+ * it names to the snapshot's timestamp, and takes primary_trace_clock as
+ * the trace clock if set (only the first one that sets it counts). */
+int pf_clocks_add_snapshot(pf_clocks *c, uint32_t seq, const unsigned char *msg, size_t len);
+
+/* Whether clock_id (on seq) was declared incremental by a snapshot. */
+int pf_clocks_is_incremental(const pf_clocks *c, uint32_t seq, uint32_t clock_id);
+
+/* The absolute value, in clock_id's own units, of a packet timestamp on
+ * clock_id: for an incremental clock the running value plus value (and
+ * the running value moves there); otherwise value itself. */
+int64_t pf_clocks_absolute(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value);
+
+/* Converts value (absolute, in clock_id's units) to trace-clock ns in
+ * *out, through as many snapshots as needed, using for each hop the
+ * latest snapshot at or before the value (the earliest when none is).
+ * Returns PF_CLOCK_OK, PF_CLOCK_NO_PATH or PF_CLOCK_OVERFLOW. */
+int pf_clocks_to_trace(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value,
+                       int64_t *out);
+
+/* The trace clock: primary_trace_clock when a snapshot gave one, else
+ * BOOTTIME. */
+uint32_t pf_clocks_trace_clock(const pf_clocks *c);
+
+/* Snapshots recorded, and conversions that found no path (for counters). */
+uint64_t pf_clocks_snapshots(const pf_clocks *c);
+
+#endif
