@@ -25,8 +25,21 @@ static int report(const cli_options *opt, const stats_collector *c,
     if (!o)
         return nomem();
     out_buf_init(o, stdout);
-    stats_report r = {opt->path, &st, c, in, (size_t)opt->top};
+    size_t n_counters = tread_get_format_counters(in->parser, NULL, 0);
+    tread_counter *counters = NULL;
+    if (n_counters) {
+        counters = calloc(n_counters, sizeof *counters);
+        if (!counters) {
+            free(o);
+            return nomem();
+        }
+        size_t all = tread_get_format_counters(in->parser, counters, n_counters);
+        if (all < n_counters)
+            n_counters = all;
+    }
+    stats_report r = {opt->path, &st, c, in, (size_t)opt->top, counters, n_counters};
     int rc = opt->json ? stats_report_json(o, &r) : stats_report_text(o, &r);
+    free(counters);
     if (rc != 0) {
         free(o);
         return nomem();

@@ -1,6 +1,8 @@
 /* ndjson_writer: see ndjson_writer.h and doc/cli-ndjson.md. */
 #include "ndjson_writer.h"
 
+#include <string.h>
+
 #include <stdlib.h>
 
 #include "json_write.h"
@@ -204,6 +206,21 @@ static void write_id(out_buf *o, const tread_event *ev)
     }
 }
 
+/* Flow ids as strings: they are 64-bit, beyond what a double (jq,
+ * JavaScript) holds exactly. */
+static void write_ids(out_buf *o, tread_ids ids)
+{
+    out_buf_putc(o, '[');
+    for (size_t i = 0; i < ids.n; i++) {
+        if (i)
+            out_buf_putc(o, ',');
+        out_buf_putc(o, '"');
+        json_write_u64(o, ids.v[i]);
+        out_buf_putc(o, '"');
+    }
+    out_buf_putc(o, ']');
+}
+
 int ndjson_write_event(ndjson_writer *w, const tread_event *ev)
 {
     out_buf *o = w->out;
@@ -315,6 +332,58 @@ int ndjson_write_event(ndjson_writer *w, const tread_event *ev)
     if (f & TREAD_HAS_TICOUNT) {
         KEY(o, ",\"ticount\":");
         json_write_i64(o, ev->ticount);
+    }
+    if (f & TREAD_HAS_TRACK) {
+        KEY(o, ",\"track_uuid\":\"");
+        json_write_u64(o, ev->track_uuid);
+        out_buf_putc(o, '"');
+        KEY(o, ",\"track_kind\":");
+        json_write_cstring(o, tread_track_kind_name(ev->track_kind));
+    }
+    if (f & TREAD_HAS_SEQ) {
+        KEY(o, ",\"seq\":");
+        json_write_u64(o, ev->seq_id);
+    }
+    if (f & TREAD_HAS_RAW_TS) {
+        KEY(o, ",\"raw_ts\":");
+        json_write_i64(o, ev->raw_ts);
+        KEY(o, ",\"clock_id\":");
+        json_write_u64(o, ev->clock_id);
+    }
+    if (f & TREAD_VALUE_IS_INT) {
+        KEY(o, ",\"value_int\":");
+        json_write_i64(o, ev->value_int);
+    }
+    if (ev->flow_ids.n) {
+        KEY(o, ",\"flow_ids\":");
+        write_ids(o, ev->flow_ids);
+    }
+    if (ev->terminating_flow_ids.n) {
+        KEY(o, ",\"terminating_flow_ids\":");
+        write_ids(o, ev->terminating_flow_ids);
+    }
+    if (f & TREAD_HAS_PROVIDER) {
+        KEY(o, ",\"provider_id\":");
+        json_write_u64(o, ev->provider_id);
+        OPT_STR(o, ",\"provider\":", ev->provider_name);
+    }
+    if (f & (TREAD_NAME_UNRESOLVED | TREAD_CAT_UNRESOLVED | TREAD_THREAD_UNRESOLVED)) {
+        KEY(o, ",\"unresolved\":[");
+        const char *sep = "";
+        if (f & TREAD_NAME_UNRESOLVED) {
+            out_buf_write(o, "\"name\"", 6);
+            sep = ",";
+        }
+        if (f & TREAD_CAT_UNRESOLVED) {
+            out_buf_write(o, sep, strlen(sep));
+            out_buf_write(o, "\"cat\"", 5);
+            sep = ",";
+        }
+        if (f & TREAD_THREAD_UNRESOLVED) {
+            out_buf_write(o, sep, strlen(sep));
+            out_buf_write(o, "\"thread\"", 8);
+        }
+        out_buf_putc(o, ']');
     }
 
     KEY(o, ",\"args\":");

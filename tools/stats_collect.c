@@ -122,9 +122,39 @@ static void slice_end(stats_collector *c, thread_entry *t,
         add_duration(c, f.name_id, ev->ts - f.ts);
 }
 
+static void note_provider(stats_collector *c, const tread_event *ev)
+{
+    uint32_t i = c->last_provider;
+    if (i >= c->n_providers || c->providers[i].id != ev->provider_id) {
+        for (i = 0; i < c->n_providers && c->providers[i].id != ev->provider_id; i++)
+            ;
+        if (i == c->n_providers) {
+            if (c->n_providers == STATS_MAX_PROVIDERS) {
+                c->providers_capped = 1;
+                return;
+            }
+            memset(&c->providers[i], 0, sizeof c->providers[i]);
+            c->providers[i].id = ev->provider_id;
+            c->n_providers++;
+        }
+        c->last_provider = i;
+    }
+    provider_entry *e = &c->providers[i];
+    e->events++;
+    if (!e->name_len && ev->provider_name.ptr && ev->provider_name.len) {
+        size_t n = ev->provider_name.len;
+        if (n > sizeof e->name)
+            n = sizeof e->name;
+        memcpy(e->name, ev->provider_name.ptr, n);
+        e->name_len = n;
+    }
+}
+
 int stats_collector_event(void *user, const tread_event *ev)
 {
     stats_collector *c = user;
+    if (ev->flags & TREAD_HAS_PROVIDER)
+        note_provider(c, ev);
     note_time(c, ev);
     thread_entry *t = note_thread(c, ev);
 

@@ -14,6 +14,17 @@
 #include "process_table.h"
 #include "thread_table.h"
 
+/* FXT providers seen on events: few in practice, so a small array. */
+#define STATS_MAX_PROVIDERS 256
+#define STATS_PROVIDER_NAME_MAX 64
+
+typedef struct provider_entry {
+    uint32_t id;
+    uint64_t events;
+    size_t name_len;               /* 0: no name seen */
+    char name[STATS_PROVIDER_NAME_MAX];
+} provider_entry;
+
 typedef struct stats_collector {
     name_table names;
     thread_table threads;
@@ -28,6 +39,11 @@ typedef struct stats_collector {
     uint64_t unclosed_begin;   /* B still open at the end */
     uint64_t depth_overflow;   /* B past the stack limits: not timed */
     uint64_t untracked;        /* B/E on threads past the thread cap */
+
+    provider_entry providers[STATS_MAX_PROVIDERS];
+    uint32_t n_providers;
+    uint32_t last_provider;      /* index of the last one found */
+    int providers_capped;
 } stats_collector;
 
 int stats_collector_init(stats_collector *c);

@@ -109,6 +109,22 @@ static void text_body(out_buf *o, const stats_report *r)
             out_buf_printf(o, "  %-22s %" PRIu64 "\n",
                            tread_warning_name((tread_warning_kind)k),
                            r->st->warnings_by_kind[k]);
+    if (r->n_counters) {
+        out_buf_printf(o, "%s facts:\n", tread_format_name(r->st->format));
+        for (size_t i = 0; i < r->n_counters; i++)
+            out_buf_printf(o, "  %-38s %" PRIu64 "\n", r->counters[i].name,
+                           r->counters[i].value);
+    }
+    if (c->n_providers) {
+        out_buf_printf(o, "providers:      %" PRIu32 "%s\n", c->n_providers,
+                       c->providers_capped ? " (table full: more not counted)" : "");
+        for (uint32_t i = 0; i < c->n_providers; i++) {
+            const provider_entry *e = &c->providers[i];
+            out_buf_printf(o, "  %10" PRIu32 " %12" PRIu64 "  ", e->id, e->events);
+            write_text_name(o, e->name, e->name_len);
+            out_buf_putc(o, '\n');
+        }
+    }
 }
 
 static void text_names(out_buf *o, const stats_collector *c,
@@ -321,6 +337,32 @@ static void json_body(out_buf *o, const stats_report *r)
                         r->st->warnings_by_kind[k]);
     }
     out_buf_puts(o, "},");
+    key(o, "format_counters");
+    out_buf_putc(o, '{');
+    for (size_t i = 0; i < r->n_counters; i++) {
+        if (i)
+            out_buf_putc(o, ',');
+        json_u64_member(o, r->counters[i].name, r->counters[i].value);
+    }
+    out_buf_puts(o, "},");
+    key(o, "providers");
+    out_buf_putc(o, '[');
+    for (uint32_t i = 0; i < c->n_providers; i++) {
+        const provider_entry *e = &c->providers[i];
+        if (i)
+            out_buf_putc(o, ',');
+        out_buf_puts(o, "{\"id\":");
+        json_write_u64(o, e->id);
+        out_buf_puts(o, ",\"name\":");
+        if (e->name_len)
+            json_write_string(o, e->name, e->name_len);
+        else
+            out_buf_puts(o, "null");
+        out_buf_puts(o, ",\"events\":");
+        json_write_u64(o, e->events);
+        out_buf_putc(o, '}');
+    }
+    out_buf_puts(o, "],");
 }
 
 int stats_report_json(out_buf *o, const stats_report *r)

@@ -19,6 +19,8 @@ typedef struct stats_report {
     const stats_collector *c;
     const cli_input *in;        /* for the error, if any */
     size_t top;                 /* --top */
+    const tread_counter *counters; /* tread_get_format_counters */
+    size_t n_counters;
 } stats_report;
 
 /* Both return 0, or -1 when out of memory. */
