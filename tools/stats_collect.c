@@ -173,8 +173,13 @@ int stats_collector_event(void *user, const tread_event *ev)
         break;
     case TREAD_EVENT_SLICE_BEGIN:
     case TREAD_EVENT_SLICE_END:
-        /* Matching needs a thread even when the event gave no pid. */
-        if (!t)
+        /* Slices nest per track where the format has tracks (Perfetto
+         * async tracks have no thread), else per thread; matching needs
+         * an entry even when the event gave no pid. Track entries use a
+         * pid no event has and are never counted as threads. */
+        if (ev->flags & TREAD_HAS_TRACK)
+            t = thread_table_get(&c->threads, INT64_MIN, (int64_t)ev->track_uuid);
+        else if (!t)
             t = thread_table_get(&c->threads, ev->pid, ev->tid);
         if (ev->kind == TREAD_EVENT_SLICE_BEGIN)
             slice_begin(c, t, ev, id);
