@@ -43,6 +43,7 @@ typedef struct run_state {
     uint64_t calls;           /* callbacks made */
     uint64_t pause_requests;  /* non-zero returns given */
     int verbose;              /* $TREAD_FUZZ_VERBOSE: trace to stderr */
+    int nul_terminated;       /* strings of the current callback end in NUL */
     fuzz_outcome *out;
 } run_state;
 
@@ -59,7 +60,8 @@ static void mix_bytes(run_state *st, const void *p, size_t n)
         mix(st, b[i]);
 }
 
-/* Reads and hashes every byte of a string; present strings end in NUL. */
+/* Reads and hashes every byte of a string; present strings end in NUL
+ * where tread.h promises it (JSON input; binary formats are zero copy). */
 static void touch(run_state *st, const char *p, size_t n, const char *what)
 {
     if (!p) {
@@ -69,7 +71,7 @@ static void touch(run_state *st, const char *p, size_t n, const char *what)
         return;
     }
     mix_bytes(st, p, n);
-    if (p[n] != '\0')
+    if (st->nul_terminated && p[n] != '\0')
         fuzz_fail(what);
 }
 
@@ -212,6 +214,7 @@ static int maybe_pause(run_state *st, const char *what, uint64_t offset)
 static int on_event(void *user, const tread_event *ev)
 {
     run_state *st = user;
+    st->nul_terminated = ev->format == TREAD_FORMAT_JSON;
     st->out->events++;
     mix(st, 0xe0e0e0e0);
     if ((unsigned)ev->kind >= TREAD_EVENT_KIND_COUNT_)
@@ -236,6 +239,9 @@ static int on_event(void *user, const tread_event *ev)
         (uint64_t)ev->pid, (uint64_t)ev->tid, (uint64_t)ev->cpu, ev->id_num,
         (uint64_t)ev->scope, (uint64_t)ev->tidelta, (uint64_t)ev->ticount,
         (uint64_t)ev->meta, (uint64_t)ev->meta_num, ev->offset,
+        ev->track_uuid, (uint64_t)ev->track_kind, ev->seq_id, (uint64_t)ev->raw_ts,
+        ev->clock_id, (uint64_t)ev->value_int, ev->provider_id,
+        ev->flow_ids.n, ev->terminating_flow_ids.n,
     };
     for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
         mix(st, nums[i]);
@@ -243,10 +249,21 @@ static int on_event(void *user, const tread_event *ev)
     const tread_str strs[] = {
         ev->pid_str, ev->tid_str, ev->name, ev->cat, ev->id, ev->id_scope,
         ev->bind_id, ev->cname, ev->sf, ev->esf, ev->parent, ev->series,
-        ev->value_text, ev->meta_str,
+        ev->value_text, ev->meta_str, ev->provider_name,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         touch_str(st, strs[i], "tread_event string not NUL-terminated");
+    if ((unsigned)ev->track_kind >= TREAD_TRACK_COUNT_)
+        fuzz_fail("tread_event.track_kind out of range");
+    if ((ev->flags & TREAD_HAS_TS) && (ev->flags & TREAD_HAS_RAW_TS))
+        fuzz_fail("TREAD_HAS_TS and TREAD_HAS_RAW_TS together");
+    if ((ev->flow_ids.n && !ev->flow_ids.v) ||
+        (ev->terminating_flow_ids.n && !ev->terminating_flow_ids.v))
+        fuzz_fail("tread_ids with a count but no array");
+    for (size_t i = 0; i < ev->flow_ids.n; i++)
+        mix(st, ev->flow_ids.v[i]);
+    for (size_t i = 0; i < ev->terminating_flow_ids.n; i++)
+        mix(st, ev->terminating_flow_ids.v[i]);
 
     walk_args(st, &ev->args, 1);
     walk_args(st, &ev->stack, 0);
@@ -259,6 +276,7 @@ static int on_event(void *user, const tread_event *ev)
 static int on_warning(void *user, const tread_warning *w)
 {
     run_state *st = user;
+    st->nul_terminated = 1;
     st->out->warnings++;
     mix(st, 0x3a3a3a3a);
     if ((unsigned)w->kind >= TREAD_WARN_KIND_COUNT_ || !tread_warning_name(w->kind))
@@ -274,10 +292,56 @@ static int on_warning(void *user, const tread_warning *w)
 static int on_json_raw(void *user, const tread_json_raw *raw)
 {
     run_state *st = user;
+    st->nul_terminated = 1;
     st->out->records++;
     mix(st, 0x7a7a7a7a);
     walk_raw(st, raw);
     return maybe_pause(st, "json_raw", raw->offset);
+}
+
+/* Blob pieces may break anywhere (they follow the input chunks), so the
+ * digest takes their bytes one by one and the blob's facts once, at its
+ * last piece; pieces must follow each other. */
+static int on_blob(void *user, const tread_blob *b)
+{
+    run_state *st = user;
+    st->nul_terminated = 0;
+    if (b->len && !b->data)
+        fuzz_fail("tread_blob with a length but no data");
+    if (b->piece_offset + b->len > b->total_size)
+        fuzz_fail("tread_blob piece past the total size");
+    if (b->last && b->piece_offset + b->len != b->total_size)
+        fuzz_fail("tread_blob last piece does not end the blob");
+    for (size_t i = 0; i < b->len; i++)
+        mix(st, b->data[i]);
+    if (b->last) {
+        mix(st, 0xb10bb10b);
+        mix(st, b->total_size);
+        mix(st, b->blob_type);
+        mix(st, b->offset);
+        touch_str(st, b->name, "tread_blob.name");
+    }
+    return maybe_pause(st, "blob", b->offset);
+}
+
+/* The raw hooks of the binary formats: the records themselves are checked
+ * through the events made from them; here, that every call may stop. */
+static int on_perfetto_packet(void *user, const tread_perfetto_packet *pkt)
+{
+    run_state *st = user;
+    (void)pkt;
+    st->out->records++;
+    mix(st, 0x9a9a9a9a);
+    return maybe_pause(st, "perfetto_packet", 0);
+}
+
+static int on_fxt_record(void *user, const tread_fxt_record *rec)
+{
+    run_state *st = user;
+    (void)rec;
+    st->out->records++;
+    mix(st, 0xf7f7f7f7);
+    return maybe_pause(st, "fxt_record", 0);
 }
 
 /* Checks a status against the stop requests made during the call that
@@ -397,7 +461,9 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
     if (st.verbose)
         fprintf(stderr, "fuzz: %s run, chunk mode %u, pause every %u\n",
                 plan->stressed ? "stressed" : "reference", mode, st.pause_every);
-    tread_callbacks cb = {.event = on_event, .warning = on_warning, .json_raw = on_json_raw};
+    tread_callbacks cb = {.event = on_event, .warning = on_warning, .json_raw = on_json_raw,
+                          .blob = on_blob, .perfetto_packet = on_perfetto_packet,
+                          .fxt_record = on_fxt_record};
     tread_set_callbacks(p, &cb, &st);
 
     tread_status s = TREAD_STATUS_OK;

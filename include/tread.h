@@ -12,7 +12,9 @@
  *
  * Every string handed to a callback points into the parser's buffers: it is
  * valid until the callback returns and carries an explicit length (trace
- * strings may contain NUL). Strings are also NUL-terminated for convenience.
+ * strings may contain NUL). Strings from JSON are also NUL-terminated for
+ * convenience; strings from the binary formats (Perfetto, FXT) point
+ * straight into the trace's bytes and are not: always use the length.
  *
  * Copyright (c) 2026 the tread authors. MIT licensed, see COPYING.
  */
@@ -131,7 +133,8 @@ typedef enum tread_scope {
 } tread_scope;
 
 /* A string inside the parser's buffers: not owned, valid until the callback
- * returns. ptr is NULL when absent; ptr[len] is always NUL when present. */
+ * returns. ptr is NULL when absent. For JSON input ptr[len] is NUL; for
+ * Perfetto and FXT input it need not be (zero copy): use len. */
 typedef struct tread_str {
     const char *ptr;
     size_t len;
