@@ -5,7 +5,10 @@
  *
  * Owned by the Perfetto decoder, one per parser. Memory is bounded: at most
  * PF_CLOCK_MAX_SNAPSHOTS_PER_DOMAIN snapshots are kept per pair of clock
- * domains (the oldest is dropped), at most PF_CLOCK_MAX_DOMAINS domains.
+ * domains (the oldest is dropped), at most PF_CLOCK_MAX_DOMAINS domains and
+ * PF_CLOCK_MAX_PAIRS pairs (the least recently snapshotted is dropped).
+ * The choices made where the reference is silent are listed at the top of
+ * pf_clock.c.
  */
 #ifndef TREAD_PERFETTO_PF_CLOCK_H
 #define TREAD_PERFETTO_PF_CLOCK_H
@@ -17,6 +20,20 @@
 #define PF_CLOCK_BOOTTIME 6          /* BuiltinClock BUILTIN_CLOCK_BOOTTIME */
 #define PF_CLOCK_FIRST_SEQ_SCOPED 64 /* 64..127 are sequence-scoped */
 #define PF_CLOCK_LAST_SEQ_SCOPED 127
+
+/* A clock domain is a (clock id, sequence) for ids 64..127, a clock id
+ * otherwise. */
+#define PF_CLOCK_MAX_DOMAINS 4096
+/* Snapshots kept per pair of domains that appeared in one snapshot. */
+#define PF_CLOCK_MAX_SNAPSHOTS_PER_DOMAIN 64
+/* Pairs of domains linked by snapshots, in all. */
+#define PF_CLOCK_MAX_PAIRS 8192
+/* Clocks in one ClockSnapshot; more is treated as malformed. */
+#define PF_CLOCK_MAX_CLOCKS_PER_SNAPSHOT 64
+/* Longest conversion path, in snapshots (trace_processor's limit too). */
+#define PF_CLOCK_MAX_HOPS 4
+/* Entries of the conversion cache (a power of two). */
+#define PF_CLOCK_CACHE_SIZE 64
 
 typedef struct pf_clocks pf_clocks;
 
@@ -36,7 +53,9 @@ void pf_clocks_free(pf_clocks *c);
  * sequence seq. Records its clocks (clock_id, timestamp, is_incremental,
  * unit_multiplier_ns), resets the running value of each incremental clock
  * it names to the snapshot's timestamp, and takes primary_trace_clock as
- * the trace clock if set (only the first one that sets it counts). */
+ * the trace clock if set and no timestamp was converted yet (as
+ * trace_processor does). A malformed snapshot (PF_CLOCK_BAD) is ignored
+ * as a whole. Returns PF_CLOCK_OK, PF_CLOCK_BAD or PF_CLOCK_NOMEM. */
 int pf_clocks_add_snapshot(pf_clocks *c, uint32_t seq, const unsigned char *msg, size_t len);
 
 /* Whether clock_id (on seq) was declared incremental by a snapshot. */
@@ -44,13 +63,21 @@ int pf_clocks_is_incremental(const pf_clocks *c, uint32_t seq, uint32_t clock_id
 
 /* The absolute value, in clock_id's own units, of a packet timestamp on
  * clock_id: for an incremental clock the running value plus value (and
- * the running value moves there); otherwise value itself. */
+ * the running value moves there); otherwise value itself. A running value
+ * that would leave int64 saturates (see pf_clocks_absolute_checked). */
 int64_t pf_clocks_absolute(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value);
+
+/* The same, reporting a running value that would leave int64 as
+ * PF_CLOCK_OVERFLOW (the running value is then left unchanged). */
+int pf_clocks_absolute_checked(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value,
+                               int64_t *out);
 
 /* Converts value (absolute, in clock_id's units) to trace-clock ns in
  * *out, through as many snapshots as needed, using for each hop the
  * latest snapshot at or before the value (the earliest when none is).
- * Returns PF_CLOCK_OK, PF_CLOCK_NO_PATH or PF_CLOCK_OVERFLOW. */
+ * The trace clock itself converts to value unchanged. Returns PF_CLOCK_OK,
+ * PF_CLOCK_NO_PATH or PF_CLOCK_OVERFLOW (value * unit_multiplier_ns or the
+ * result out of int64 ns). */
 int pf_clocks_to_trace(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value,
                        int64_t *out);
 
@@ -58,7 +85,11 @@ int pf_clocks_to_trace(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t va
  * BOOTTIME. */
 uint32_t pf_clocks_trace_clock(const pf_clocks *c);
 
-/* Snapshots recorded, and conversions that found no path (for counters). */
+/* Counters: snapshots recorded, malformed snapshots ignored, conversions
+ * that found no path, conversions that overflowed. */
 uint64_t pf_clocks_snapshots(const pf_clocks *c);
+uint64_t pf_clocks_bad_snapshots(const pf_clocks *c);
+uint64_t pf_clocks_no_path(const pf_clocks *c);
+uint64_t pf_clocks_overflows(const pf_clocks *c);
 
 #endif
