@@ -1,0 +1,257 @@
+/*
+ * The Perfetto decoder's internal interfaces: the decoder state shared by
+ * pf_decoder.c (framing, packets, compressed packets, pause/resume),
+ * pf_sequence.c (sequence state, interning store), pf_tracks.c (track
+ * table, descriptors), pf_track_event.c (TrackEvent) and pf_chrome.c
+ * (ChromeEventBundle). doc/formats/perfetto.md describes the mapping.
+ */
+#ifndef TREAD_PERFETTO_PF_INTERNAL_H
+#define TREAD_PERFETTO_PF_INTERNAL_H
+
+#include <tread.h>
+#include <tread/perfetto.h>
+#include "core/parser.h"
+#include "perfetto/pf_wire.h"
+#include "perfetto/pf_clock.h"
+#include "perfetto/pf_args.h"
+
+/* Named bounds (each overflow is counted, never unbounded memory). */
+#define PF_MAX_SEQUENCES 65536      /* sequences tracked per parser */
+#define PF_MAX_TRACKS 65536         /* track descriptors kept per parser */
+#define PF_ARENA_BLOCK 16384        /* interning arena block size */
+#define PF_ZOUT_CHUNK 65536         /* decompressed bytes per step */
+#define PF_MAX_EXTRA_COUNTERS 64    /* extra counter values of one event */
+
+/* TracePacket fields. */
+enum {
+    PF_PKT_PROCESS_TREE = 2,
+    PF_PKT_CHROME_EVENTS = 5,
+    PF_PKT_CLOCK_SNAPSHOT = 6,
+    PF_PKT_TIMESTAMP = 8,
+    PF_PKT_SEQ_ID = 10,
+    PF_PKT_TRACK_EVENT = 11,
+    PF_PKT_INTERNED_DATA = 12,
+    PF_PKT_SEQUENCE_FLAGS = 13,
+    PF_PKT_INCREMENTAL_STATE_CLEARED = 41,
+    PF_PKT_PREVIOUS_PACKET_DROPPED = 42,
+    PF_PKT_PROCESS_DESCRIPTOR = 43,
+    PF_PKT_THREAD_DESCRIPTOR = 44,
+    PF_PKT_COMPRESSED = 50,
+    PF_PKT_TIMESTAMP_CLOCK_ID = 58,
+    PF_PKT_DEFAULTS = 59,
+    PF_PKT_TRACK_DESCRIPTOR = 60,
+    PF_PKT_FIRST_PACKET_ON_SEQUENCE = 87,
+    PF_PKT_ZSTD_COMPRESSED = 133
+};
+
+#define PF_SEQ_INCREMENTAL_STATE_CLEARED 1u
+#define PF_SEQ_NEEDS_INCREMENTAL_STATE 2u
+
+/* InternedData fields used by the decoder itself. */
+enum {
+    PF_INTERN_EVENT_CATEGORIES = 1,
+    PF_INTERN_EVENT_NAMES = 2,
+    PF_INTERN_MAX_FIELD = 0x1fffffff
+};
+/* Pseudo-namespace of the interning store: an incremental counter's
+ * running value per track uuid (reset with the rest on a clear). */
+#define PF_NS_COUNTER_VALUE 0xffffffffu
+
+/* One interning entry (or running counter value). */
+typedef struct pf_entry {
+    uint64_t iid;
+    uint32_t field;            /* 0: empty slot */
+    uint32_t len;
+    const unsigned char *msg;  /* the whole interned message, in the arena */
+    int64_t ival;              /* PF_NS_COUNTER_VALUE: running values */
+    double dval;
+} pf_entry;
+
+typedef struct pf_block {
+    struct pf_block *next;
+    size_t used, cap;
+    unsigned char data[];
+} pf_block;
+
+typedef struct pf_seq {
+    uint32_t id;
+    int seen;                  /* a packet was seen on it */
+    int valid;                 /* incremental state valid */
+    uint64_t packets;
+    /* interning store: open addressing, size a power of two */
+    pf_entry *tab;
+    size_t tab_size, tab_used;
+    pf_block *blocks;
+    uint64_t bytes;            /* held, counted against max_interned_bytes */
+    /* TracePacketDefaults, as a copy of the message (parsed when used) */
+    unsigned char *defaults;
+    size_t defaults_len;
+    int has_default_clock;
+    uint32_t default_clock;
+    int has_default_track;
+    uint64_t default_track;
+    /* ThreadDescriptor of the sequence (legacy thread-bound events) */
+    int has_thread;
+    int64_t pid, tid;
+    int64_t ts_us, tt_us, ti;  /* legacy delta-encoded references */
+    pf_args_ctx actx;          /* what lazy args look interned data up in */
+} pf_seq;
+
+typedef struct pf_track {
+    uint64_t uuid;             /* 0: empty slot */
+    uint64_t parent;
+    tread_track_kind kind;
+    int has_pid, has_tid;
+    int64_t pid, tid;
+    int64_t unit_multiplier;   /* 1 when not given */
+    int is_incremental;
+    int is_counter;
+    size_t name_off, name_len; /* in the decoder's track-name buffer */
+} pf_track;
+
+/* One queued delivery: the raw hook or an event. Pointers in ev may point
+ * into the packet (relocated on pause) or into the interning arena;
+ * strings are copied NUL-terminated at delivery. */
+typedef struct pf_qitem {
+    int is_hook;
+    int fmt_id;                /* print id_num as the id text */
+    int fmt_bind;              /* print bind_num as bind_id text */
+    uint64_t bind_num;
+    pf_seq *seq;               /* for lazy args */
+    tread_event ev;
+} pf_qitem;
+
+/* A framer reads a stream of top-level Trace fields (the file, or the
+ * expansion of one compressed packet) pushed in pieces of any size. */
+enum { PF_F_HDR = 0, PF_F_PACKET, PF_F_SKIP, PF_F_VARINT };
+typedef struct pf_framer {
+    int level;                 /* 0: the file; 1: inside a compressed packet */
+    int state;
+    unsigned char hdr[24];
+    size_t hdr_len;
+    uint64_t need;             /* PACKET: bytes still missing; SKIP: bytes to skip */
+    uint64_t field_off;        /* offset of the current field (level 0) */
+    tread_buf carry;           /* a packet that straddles pieces */
+    uint32_t groups[PF_MAX_GROUP_DEPTH];
+    int ngroups;
+} pf_framer;
+
+typedef struct pf_decoder {
+    tread_parser *p;
+    pf_clocks *clocks;
+
+    pf_framer top, inner;
+
+    /* sequences: open addressing on the id */
+    pf_seq **seqs;
+    size_t seq_size, seq_used;
+    pf_seq *last_seq;
+
+    /* tracks */
+    pf_track *tracks;
+    size_t track_size, track_used;
+    tread_buf track_names;
+    uint64_t interned_total;   /* all sequences + track names */
+
+    /* the packet being delivered */
+    const unsigned char *cur;  /* the top-level packet (for relocation) */
+    size_t cur_len;
+    int cur_owned;
+    tread_buf hold;            /* a paused packet's copy */
+    tread_perfetto_packet pkt;
+    pf_qitem *q;
+    size_t q_len, q_cap, q_pos;
+    tread_buf strbuf;          /* NUL-terminated copies at delivery */
+    tread_buf catbuf;          /* joined categories of the TrackEvent */
+    tread_buf flowbuf;         /* the TrackEvent's flow ids */
+    tread_buf tflowbuf;        /* ...and terminating flow ids */
+
+    /* compressed packet expansion */
+    int z_active;
+    int z_kind;                /* 1 zlib (compressed_packets), 2 zstd */
+    int z_done;                /* zlib: stream end seen */
+    z_stream zs;
+    tread_decompressor dz;
+    const unsigned char *z_in;
+    size_t z_in_len;
+    uint64_t z_total;          /* bytes expanded from this packet */
+    uint64_t z_off;            /* offset of the compressed packet */
+    unsigned char *z_out;
+    size_t z_out_len, z_out_pos;
+
+    /* ChromeEventBundle legacy JSON through a nested JSON decoder */
+    int chrome_active;
+    void *chrome_dec;
+    const unsigned char *chrome_json;
+    size_t chrome_json_len, chrome_json_pos, chrome_json_resume_pos;
+    int chrome_stage;          /* 0 "[", 1 data, 2 "]", 3 finish */
+    const unsigned char *chrome_bundle; /* remaining bundle fields */
+    size_t chrome_bundle_len;
+    uint64_t chrome_off;
+
+    int finished;
+
+    /* counters */
+    uint64_t n_packets, n_packets_inner, n_zero_len, n_skipped_top;
+    uint64_t n_dropped_invalid, n_data_loss[32], n_data_loss_packets;
+    uint64_t n_interning_misses, n_clock_fail, n_compressed, n_compressed_bytes;
+    uint64_t n_track_events, n_tracks_dropped, n_seq_dropped, n_unknown_track;
+    uint64_t n_descriptors, n_chrome_json, n_chrome_events, n_interned_entries;
+    uint64_t n_clears, n_bad_packets, n_interned_ignored;
+} pf_decoder;
+
+/* pf_sequence.c */
+pf_seq *pf_seq_get(pf_decoder *d, uint32_t id);
+void pf_seq_clear(pf_decoder *d, pf_seq *s);
+void pf_seqs_free(pf_decoder *d);
+/* Stores every entry of an InternedData message. 0, or -1 after
+ * tread__fail (limit or memory). */
+int pf_seq_intern(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len, uint64_t off);
+const pf_entry *pf_seq_lookup(const pf_seq *s, uint32_t field, uint64_t iid);
+/* The running value slot of an incremental counter; NULL when out of
+ * memory (after tread__fail). */
+pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off);
+int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len,
+                        uint64_t off);
+/* The string field (number 2 in EventName/EventCategory/InternedString ...)
+ * of an interned message, or 0. */
+int pf_interned_str(const pf_entry *e, uint32_t str_field, tread_str *out);
+
+/* pf_tracks.c */
+pf_track *pf_track_find(pf_decoder *d, uint64_t uuid);
+/* TrackDescriptor / ProcessDescriptor / ThreadDescriptor / ProcessTree:
+ * updates the tables and queues metadata events. -1 after tread__fail. */
+int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
+                        const tread_event *base);
+int pf_process_descriptor(pf_decoder *d, const unsigned char *m, size_t len,
+                          const tread_event *base);
+int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
+                         const tread_event *base);
+int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const tread_event *base);
+tread_str pf_track_name(const pf_decoder *d, const pf_track *t);
+void pf_tracks_free(pf_decoder *d);
+
+/* pf_track_event.c: the events of one TrackEvent. base has the packet's
+ * common fields (offset, seq, ts). -1 after tread__fail. */
+int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
+                   const tread_event *base);
+
+/* pf_chrome.c: a ChromeEventBundle. Queues its metadata and legacy
+ * events, and sets up the legacy JSON for pf_chrome_continue. */
+int pf_chrome_bundle(pf_decoder *d, const unsigned char *m, size_t len, const tread_event *base);
+/* Feeds queued legacy JSON to the nested JSON decoder. */
+tread_status pf_chrome_continue(pf_decoder *d);
+void pf_chrome_free(pf_decoder *d);
+
+/* pf_decoder.c */
+/* A new queue slot, zeroed, with base's fields; NULL after tread__fail. */
+pf_qitem *pf_queue_event(pf_decoder *d, const tread_event *base);
+/* A copy of bytes in the track-name buffer (interned bytes accounting).
+ * -1 after tread__fail. */
+int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off);
+/* Charges bytes against max_interned_bytes; -1 after tread__fail. */
+int pf_charge(pf_decoder *d, size_t n, uint64_t off);
+/* Resolves a timestamp on clock to the trace clock into ev. */
+void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, tread_event *ev);
+
+#endif
