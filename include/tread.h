@@ -119,6 +119,10 @@ typedef enum tread_meta {
     TREAD_META_OTHER,                 /* any other M event: name + args */
     TREAD_META_TRACE,                 /* a top-level key of the trace file:
                                          name = key, args = {key: value} */
+    TREAD_META_TRACK_DESCRIPTOR,      /* Perfetto TrackDescriptor: name and
+                                         meta_str = track name, track_uuid /
+                                         track_kind set, parent uuid in
+                                         id_num (TREAD_HAS_ID_NUM) */
     TREAD_META_COUNT_
 } tread_meta;
 

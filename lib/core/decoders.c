@@ -3,9 +3,11 @@
 #include "core/decoder.h"
 
 extern const tread_decoder_ops tread__json_decoder;
+extern const tread_decoder_ops tread__perfetto_decoder;
 
 static const tread_decoder_ops *const decoders[TREAD_FORMAT_COUNT_] = {
     [TREAD_FORMAT_JSON] = &tread__json_decoder,
+    [TREAD_FORMAT_PERFETTO] = &tread__perfetto_decoder,
 };
 
 static const tread_args_codec *const codecs[TREAD_ARGS_ENCODING_COUNT_] = {

@@ -65,6 +65,7 @@ const char *tread_meta_name(tread_meta m)
         [TREAD_META_NUM_CPUS] = "num_cpus",
         [TREAD_META_OTHER] = "other",
         [TREAD_META_TRACE] = "trace",
+        [TREAD_META_TRACK_DESCRIPTOR] = "track_descriptor",
     };
     return NAME_OF(n, m);
 }
