@@ -1,0 +1,81 @@
+/*
+ * libFuzzer harness for the Perfetto decoder alone: the format is forced and
+ * whole-file decompression is off, so every input goes straight to the
+ * TracePacket framing, sequences, interning, clocks and TrackEvent mapping
+ * (compressed_packets inside the trace are still expanded, under a budget).
+ * The driver (harness.c) walks every event's args with tread_args_next,
+ * tread_args_skip and tread_args_find, which runs the lazy args codec
+ * (lib/perfetto/pf_args.c) on what the decoder kept. Each input is parsed
+ * whole (the reference) and in random chunks with pauses; both must agree.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <tread.h>
+
+#include "harness.h"
+
+/* Memory bounds: a few KiB of input must not make tread hold more. */
+#define PF_FUZZ_MAX_DECOMPRESSED ((int64_t)16 << 20)
+#define PF_FUZZ_DECODED_BUDGET ((uint64_t)32 << 20)
+
+/* Options drawn once per input, applied to both runs. */
+typedef struct pf_fuzz_options {
+    int64_t max_event_bytes;
+    int64_t max_interned_bytes; /* 0: the default */
+    int64_t max_string_bytes;   /* 0: the default */
+    int strict;
+    int64_t max_warnings;       /* -1: the default */
+} pf_fuzz_options;
+
+static void draw_options(pf_fuzz_options *o, fuzz_rng *r)
+{
+    /* Often the defaults, else the smallest limits tread_config accepts and
+     * a few KiB of input reach. */
+    o->max_event_bytes = fuzz_rng_below(r, 2) ? (int64_t)1 << 20
+                                              : 64 + (int64_t)fuzz_rng_below(r, 4096);
+    o->max_interned_bytes = fuzz_rng_below(r, 4) == 0 ? 4096 + (int64_t)fuzz_rng_below(r, 8192)
+                                                      : (int64_t)16 << 20;
+    o->max_string_bytes = fuzz_rng_below(r, 4) == 0 ? 16 + (int64_t)fuzz_rng_below(r, 1024) : 0;
+    o->strict = fuzz_rng_below(r, 4) == 0;
+    o->max_warnings = fuzz_rng_below(r, 4) == 0 ? (int64_t)fuzz_rng_below(r, 4) : -1;
+}
+
+static tread_parser *new_parser(const pf_fuzz_options *o)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    if (tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO) != 0 ||
+        tread_config(p, TREAD_OPT_DECOMPRESS, 0) != 0 ||
+        tread_config(p, TREAD_OPT_MAX_EVENT_BYTES, o->max_event_bytes) != 0 ||
+        tread_config(p, TREAD_OPT_MAX_DECOMPRESSED_BYTES, PF_FUZZ_MAX_DECOMPRESSED) != 0 ||
+        tread_config(p, TREAD_OPT_MAX_INTERNED_BYTES, o->max_interned_bytes) != 0)
+        fuzz_fail("tread_config rejects a Perfetto option");
+    if (o->max_string_bytes)
+        tread_config(p, TREAD_OPT_MAX_STRING_BYTES, o->max_string_bytes);
+    if (o->strict)
+        tread_config(p, TREAD_OPT_LENIENT, 0);
+    if (o->max_warnings >= 0)
+        tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, o->max_warnings);
+    return p;
+}
+
+__attribute__((visibility("default")))
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_rng r;
+    pf_fuzz_options o;
+    fuzz_rng_init(&r, data, size);
+    draw_options(&o, &r);
+
+    fuzz_outcome out[2];
+    for (int i = 0; i < 2; i++) {
+        fuzz_plan plan = {i, SIZE_MAX, PF_FUZZ_DECODED_BUDGET, TREAD_FORMAT_PERFETTO};
+        tread_parser *p = new_parser(&o);
+        fuzz_run(p, &plan, data, size, &out[i]);
+        tread_parser_free(p);
+    }
+    fuzz_compare(&out[0], &out[1]);
+    return 0;
+}
