@@ -220,6 +220,11 @@ static int find_by_iter(const tread_args *a, const char *key, size_t key_len, tr
         }
         if (e >= key_len) {
             *out = v;
+            /* a codec may keep a key in the iterator, gone on return */
+            if (!in_array) {
+                out->key.ptr = k;
+                out->key.len = kn;
+            }
             return 1;
         }
         if (v.type == TREAD_ARG_DICT_BEGIN)
