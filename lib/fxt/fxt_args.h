@@ -1,0 +1,98 @@
+/*
+ * FXT arguments ("Arguments" and "Argument types" in the format document)
+ * and the lazy codec behind TREAD_ARGS_FXT.
+ *
+ * An event's tread_args points at the record's argument words; nothing is
+ * decoded when the event is emitted beyond a walk over the argument
+ * headers that checks their sizes (a malformed argument makes the whole
+ * record a counted warning, as the format asks). tread_args_next decodes
+ * one argument per call, resolving indexed names and values through the
+ * provider's string table.
+ *
+ * Some records carry typed fields that tread_event has no member for (the
+ * outgoing and incoming threads of a context switch, a log message): the
+ * decoder prepares them as "synthetic" arguments, which the codec yields
+ * before the record's own arguments.
+ *
+ * Strings handed out must end in NUL. A stream in the record is followed
+ * by its zero padding, so most inline strings are used in place; one whose
+ * length is a multiple of 8 (or whose padding is not zero) is copied into
+ * the shadow buffer: a string at record offset o goes to shadow offset
+ * o + o/8, so every string of the record has its own room and a copy made
+ * twice lands in the same place (iterators may run side by side).
+ */
+#ifndef TREAD_FXT_ARGS_H
+#define TREAD_FXT_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tread.h>
+#include "core/decoder.h"
+#include "fxt/fxt_tables.h"
+
+#define FXT_MAX_SYNTH 16
+
+/* Shadow bytes needed for a record of n bytes. */
+static inline size_t fxt_shadow_size(size_t n) { return n + n / 8 + 16; }
+
+typedef struct fxt_args_ctx {
+    const fxt_provider *pv;      /* string table of the record's provider */
+    const unsigned char *rec;    /* the record's first byte */
+    const unsigned char *rec_end;
+    unsigned char *shadow;       /* fxt_shadow_size(rec_end - rec) bytes */
+    unsigned nsynth;
+    tread_arg synth[FXT_MAX_SYNTH];
+} fxt_args_ctx;
+
+/* One argument, located (nothing decoded). */
+typedef struct fxt_arg_raw {
+    uint64_t header;
+    unsigned type;
+    unsigned name_ref;
+    const unsigned char *name;   /* inline name bytes (name_ref inline) */
+    const unsigned char *value;  /* first byte after the name stream */
+    const unsigned char *end;    /* first byte after the argument */
+    int known;                   /* a type tread decodes (else skipped) */
+} fxt_arg_raw;
+
+enum {
+    FXT_ARG_OK = 0,
+    FXT_ARG_SIZE_ZERO = -1,      /* size field 0 */
+    FXT_ARG_OVERRUNS = -2,       /* larger than what is left of the record */
+    FXT_ARG_BAD_LAYOUT = -3      /* name or value beyond the argument's size */
+};
+
+/* Locates the argument at p (end: end of the record). */
+int fxt_arg_locate(const unsigned char *p, const unsigned char *end, fxt_arg_raw *a);
+
+/* What a walk over a record's arguments found. */
+typedef struct fxt_args_check {
+    const unsigned char *end;    /* after the last argument */
+    int error;                   /* FXT_ARG_* of the first bad argument */
+    unsigned bad_index;          /* which argument (0-based) */
+    int past_end;                /* the count asks for more than the record holds */
+    unsigned missing;            /* indexed names/values not in the table */
+    unsigned missing_refs[32];   /* their indices (15 arguments, 2 refs each) */
+} fxt_args_check;
+
+/* Walks n arguments from p. Returns 0, or -1 when they do not fit (see
+ * chk->error / past_end). */
+int fxt_args_walk(const fxt_provider *pv, const unsigned char *p, const unsigned char *end,
+                  unsigned n, fxt_args_check *chk);
+
+/* A NUL-terminated view of n inline bytes at s inside the record. */
+const char *fxt_inline_str(fxt_args_ctx *c, const unsigned char *s, size_t n);
+
+/* Resolves a string ref: inline bytes at *inline_at (advanced past the
+ * stream), or the table. Returns 0, or -1 when the index is not in the
+ * table (*out is then "" with length 0). */
+int fxt_resolve_str(fxt_args_ctx *c, unsigned ref, const unsigned char **inline_at,
+                    tread_str *out);
+
+/* Decodes the argument into *out (depth 0). Returns 0 for an argument of a
+ * known type, 1 for one that is skipped. */
+int fxt_arg_decode(fxt_args_ctx *c, const fxt_arg_raw *a, tread_arg *out);
+
+extern const tread_args_codec tread__fxt_args_codec;
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * The FXT decoder's framing: records are cut by the size in their header
+ * word ("Record header", "Large record header"); whole records are read in
+ * place, a record split across feeds is gathered first, large records are
+ * streamed (fxt_large.c). See fxt_decoder.h.
+ */
+#include "fxt/fxt_decoder.h"
+#include "fxt/fxt_wire.h"
+
+#include <string.h>
+
+int fxt_shadow_reserve(fxt_decoder *d, size_t n)
+{
+    size_t need = fxt_shadow_size(n);
+    if (need <= d->shadow_cap)
+        return 0;
+    unsigned char *s = tread_realloc(&d->p->alloc, d->shadow, need);
+    if (!s)
+        return -1;
+    d->shadow = s;
+    d->shadow_cap = need;
+    return 0;
+}
+
+static void fd_destroy(void *dec)
+{
+    fxt_decoder *d = dec;
+    if (!d)
+        return;
+    const tread_alloc *a = &d->p->alloc;
+    fxt_tables_free(&d->tables);
+    tread_buf_free(&d->rbuf);
+    tread_free(a, d->shadow);
+    tread_free(a, d->large.piece);
+    tread_free(a, d);
+}
+
+static void *fd_create(tread_parser *p)
+{
+    fxt_decoder *d = tread_malloc(&p->alloc, sizeof *d);
+    if (!d)
+        return NULL;
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    fxt_tables_init(&d->tables, &p->alloc, p->max_interned_bytes);
+    d->cur = &d->tables.implicit;
+    tread_buf_init(&d->rbuf, &p->alloc,
+                   p->max_event_bytes > FXT_MAX_RECORD_BYTES ? p->max_event_bytes
+                                                             : FXT_MAX_RECORD_BYTES);
+    if (fxt_shadow_reserve(d, FXT_MAX_RECORD_BYTES)) {
+        fd_destroy(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* Checks a header word; the record's bytes in *bytes (normal records).
+ * Returns 1 for a large record, 0 for a normal one, -1 on a fatal error. */
+static int check_header(fxt_decoder *d, uint64_t h, uint64_t off, size_t *bytes)
+{
+    if (h == FXT_MAGIC_WORD_SWAPPED) {
+        tread__fail(d->p, TREAD_ERROR_UNSUPPORTED, off,
+                    "big-endian FXT archive (magic 00 16 54 78 46 04 00 10): tread reads "
+                    "little-endian archives only");
+        return -1;
+    }
+    unsigned type = (unsigned)(h & 15);
+    uint64_t words = type == FXT_REC_LARGE ? fxt_bits(h, 4, 35) : fxt_bits(h, 4, 15);
+    if (words == 0) {
+        tread__fail(d->p, TREAD_ERROR_SYNTAX, off,
+                    "FXT record of size 0 (type %u) at byte %llu: the records after it cannot "
+                    "be found",
+                    type, (unsigned long long)off);
+        return -1;
+    }
+    if (type == FXT_REC_LARGE)
+        return 1;
+    *bytes = (size_t)words * 8;
+    if (*bytes > d->p->max_event_bytes) {
+        tread__fail(d->p, TREAD_ERROR_LIMIT_EVENT, off,
+                    "FXT record of %zu bytes larger than the limit of %zu bytes "
+                    "(TREAD_OPT_MAX_EVENT_BYTES)",
+                    *bytes, d->p->max_event_bytes);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads a whole record at r. On a pause inside it, keeps a copy in rbuf
+ * (unless it is there already) to be read again on resume. */
+static tread_status run_record(fxt_decoder *d, const unsigned char *r, size_t n, uint64_t off,
+                               int in_rbuf)
+{
+    int rc = fxt_record(d, r, n, off);
+    if (rc == FXT_FAIL)
+        return TREAD_STATUS_ERROR;
+    if (rc == FXT_PAUSE) {
+        if (!in_rbuf) {
+            d->rbuf.len = 0;
+            if (tread_buf_append(&d->rbuf, r, n))
+                return tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
+        }
+        d->rec_offset = off;
+        d->paused_in_record = 1;
+        d->resume_step = d->step;
+        return TREAD_STATUS_PAUSED;
+    }
+    if (in_rbuf) {
+        d->rbuf.len = 0;
+        d->need = 0;
+    }
+    d->resume_step = 0;
+    return d->p->stop_requested ? TREAD_STATUS_PAUSED : TREAD_STATUS_OK;
+}
+
+/* The record paused inside: the rest of its callbacks. */
+static tread_status resume_record(fxt_decoder *d)
+{
+    int rc = fxt_record(d, d->rbuf.data, d->rbuf.len, d->rec_offset);
+    if (rc == FXT_FAIL)
+        return TREAD_STATUS_ERROR;
+    if (rc == FXT_PAUSE) {
+        d->resume_step = d->step;
+        return TREAD_STATUS_PAUSED;
+    }
+    d->paused_in_record = 0;
+    d->resume_step = 0;
+    d->rbuf.len = 0;
+    d->need = 0;
+    return d->p->stop_requested ? TREAD_STATUS_PAUSED : TREAD_STATUS_OK;
+}
+
+/* Gathers a record that does not fit in what was fed. */
+static tread_status gather(fxt_decoder *d, const unsigned char *data, size_t len, size_t *pos)
+{
+    if (d->need == 0) {
+        d->need = 8; /* the header word first */
+        d->rec_offset = d->offset + *pos;
+        d->rbuf.len = 0;
+    }
+    size_t take = d->need - d->rbuf.len;
+    if (take > len - *pos)
+        take = len - *pos;
+    if (tread_buf_append(&d->rbuf, data + *pos, take))
+        return tread__fail(d->p, TREAD_ERROR_NOMEM, d->rec_offset, "out of memory");
+    *pos += take;
+    if (d->rbuf.len < d->need)
+        return TREAD_STATUS_OK;
+    if (d->need == 8) {
+        uint64_t h = fxt_load64(d->rbuf.data);
+        size_t bytes = 0;
+        int k = check_header(d, h, d->rec_offset, &bytes);
+        if (k < 0)
+            return TREAD_STATUS_ERROR;
+        if (k == 1) {
+            /* the header word stays in rbuf: the large record goes on */
+            d->need = 0;
+            fxt_large_start(d, h, d->rec_offset, 8);
+            return TREAD_STATUS_OK;
+        }
+        d->need = bytes;
+        if (d->rbuf.len < d->need)
+            return TREAD_STATUS_OK;
+    }
+    return run_record(d, d->rbuf.data, d->rbuf.len, d->rec_offset, 1);
+}
+
+static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, size_t *consumed)
+{
+    fxt_decoder *d = dec;
+    size_t pos = 0;
+    tread_status st = TREAD_STATUS_OK;
+    *consumed = 0;
+    if (d->paused_in_record && (st = resume_record(d)) != TREAD_STATUS_OK)
+        return st;
+    if (d->large.phase == FXT_LARGE_EMIT) {
+        size_t used = 0;
+        st = fxt_large_feed(d, NULL, 0, &used);
+        if (st != TREAD_STATUS_OK)
+            return st;
+    }
+    while (pos < len) {
+        if (d->large.phase != FXT_LARGE_NONE) {
+            size_t used = 0;
+            st = fxt_large_feed(d, data + pos, len - pos, &used);
+            pos += used;
+            d->offset += used;
+            if (st != TREAD_STATUS_OK)
+                break;
+            continue;
+        }
+        if (d->need) {
+            size_t before = pos;
+            st = gather(d, data, len, &pos);
+            d->offset += pos - before;
+            if (st != TREAD_STATUS_OK)
+                break;
+            continue;
+        }
+        /* whole records, read in place */
+        while (len - pos >= 8) {
+            uint64_t h = fxt_load64(data + pos);
+            size_t n = 0;
+            int k = check_header(d, h, d->offset, &n);
+            if (k < 0) {
+                *consumed = pos;
+                return TREAD_STATUS_ERROR;
+            }
+            if (k == 1) {
+                fxt_large_start(d, h, d->offset, 0);
+                break;
+            }
+            if (n > len - pos)
+                break;
+            st = run_record(d, data + pos, n, d->offset, 0);
+            pos += n;
+            d->offset += n;
+            if (st != TREAD_STATUS_OK) {
+                *consumed = pos;
+                return st;
+            }
+        }
+        if (d->large.phase == FXT_LARGE_NONE && pos < len) {
+            size_t before = pos;
+            st = gather(d, data, len, &pos);
+            d->offset += pos - before;
+            if (st != TREAD_STATUS_OK)
+                break;
+        }
+    }
+    *consumed = pos;
+    return st;
+}
+
+static tread_status fd_finish(void *dec)
+{
+    fxt_decoder *d = dec;
+    if (d->finished)
+        return TREAD_STATUS_OK;
+    if (d->large.phase != FXT_LARGE_NONE) {
+        tread_status st = fxt_large_truncated(d);
+        if (st != TREAD_STATUS_OK)
+            return st;
+    } else if (d->need) {
+        if (d->rbuf.len < 8)
+            tread__warn(d->p, TREAD_WARN_TRUNCATED_EVENT, d->rec_offset,
+                        "input ends with %zu bytes that are not a whole record header",
+                        d->rbuf.len);
+        else
+            tread__warn(d->p, TREAD_WARN_TRUNCATED_EVENT, d->rec_offset,
+                        "input ends inside a record of type %u (%zu of its %zu bytes): dropped",
+                        (unsigned)(fxt_load64(d->rbuf.data) & 15), d->rbuf.len, d->need);
+        d->need = 0;
+        d->rbuf.len = 0;
+    }
+    d->finished = 1;
+    return TREAD_STATUS_OK;
+}
+
+static const char *const type_counter_names[16] = {
+    "records_by_type.metadata",       "records_by_type.initialization",
+    "records_by_type.string",         "records_by_type.thread",
+    "records_by_type.event",          "records_by_type.blob",
+    "records_by_type.userspace_object", "records_by_type.kernel_object",
+    "records_by_type.scheduling",     "records_by_type.log",
+    "records_by_type.unknown_10",     "records_by_type.unknown_11",
+    "records_by_type.unknown_12",     "records_by_type.unknown_13",
+    "records_by_type.unknown_14",     "records_by_type.large",
+};
+
+static size_t fd_counters(const void *dec, tread_counter *out, size_t max)
+{
+    const fxt_decoder *d = dec;
+    size_t n = 0;
+    n = tread__counter_put(out, max, n, "records", d->c.records);
+    for (int t = 0; t < 16; t++)
+        n = tread__counter_put(out, max, n, type_counter_names[t], d->c.by_type[t]);
+    n = tread__counter_put(out, max, n, "providers", d->tables.count);
+    n = tread__counter_put(out, max, n, "provider_sections", d->c.provider_sections);
+    n = tread__counter_put(out, max, n, "string_table_misses", d->c.string_misses);
+    n = tread__counter_put(out, max, n, "thread_table_misses", d->c.thread_misses);
+    n = tread__counter_put(out, max, n, "index0_records_ignored", d->c.index0_ignored);
+    n = tread__counter_put(out, max, n, "timestamp_overflows", d->c.ts_overflows);
+    n = tread__counter_put(out, max, n, "blob_bytes", d->c.blob_bytes);
+    n = tread__counter_put(out, max, n, "interned_bytes", d->tables.interned);
+    return n;
+}
+
+const tread_decoder_ops tread__fxt_decoder = {
+    .format = TREAD_FORMAT_FXT,
+    .create = fd_create,
+    .feed = fd_feed,
+    .finish = fd_finish,
+    .destroy = fd_destroy,
+    .counters = fd_counters,
+};

@@ -1,0 +1,34 @@
+/*
+ * FXT timestamps are ticks of the provider's clock ("Timestamps" and
+ * "Initialization record" in the format document); events carry int64
+ * nanoseconds: ns = ticks * 1e9 / ticks_per_second, truncated, computed
+ * exactly in 128 bits. A result beyond INT64_MAX is an overflow, never a
+ * wrapped value.
+ */
+#ifndef TREAD_FXT_TIME_H
+#define TREAD_FXT_TIME_H
+
+#include <stdint.h>
+
+/* The 128-bit case, out of line (rare: ticks above ~1.8e10). */
+int fxt_ticks_to_ns_wide(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns);
+
+/* Stores ticks in ns in *ns and returns 0, or returns -1 when the value
+ * does not fit in int64. ticks_per_second is never 0 (the decoder refuses
+ * a rate of 0). */
+static inline int fxt_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns)
+{
+    uint64_t v;
+    if (ticks_per_second == 1000000000u)
+        v = ticks;
+    else if (ticks <= UINT64_MAX / 1000000000u)
+        v = ticks * 1000000000u / ticks_per_second;
+    else
+        return fxt_ticks_to_ns_wide(ticks, ticks_per_second, ns);
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *ns = (int64_t)v;
+    return 0;
+}
+
+#endif
