@@ -3,16 +3,20 @@
 #include "core/decoder.h"
 
 extern const tread_decoder_ops tread__json_decoder;
+extern const tread_decoder_ops tread__fxt_decoder;
+extern const tread_args_codec tread__fxt_args_codec;
 extern const tread_decoder_ops tread__perfetto_decoder;
 extern const tread_args_codec tread__perfetto_args_codec;
 
 static const tread_decoder_ops *const decoders[TREAD_FORMAT_COUNT_] = {
     [TREAD_FORMAT_JSON] = &tread__json_decoder,
+    [TREAD_FORMAT_FXT] = &tread__fxt_decoder,
     [TREAD_FORMAT_PERFETTO] = &tread__perfetto_decoder,
 };
 
 static const tread_args_codec *const codecs[TREAD_ARGS_ENCODING_COUNT_] = {
     [TREAD_ARGS_TOKENS] = NULL, /* read inline by lib/core/args.c */
+    [TREAD_ARGS_FXT] = &tread__fxt_args_codec,
     [TREAD_ARGS_PERFETTO] = &tread__perfetto_args_codec,
 };
 

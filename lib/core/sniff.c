@@ -99,7 +99,17 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
         *need_more = !final;
         return TREAD_FORMAT_UNKNOWN;
     }
-    /* FXT: the magic number record. */
+    /* FXT: the magic number record; a big-endian archive's is reversed
+     * (recognised, so that the FXT decoder can say it is unsupported). */
+    static const unsigned char fxt_magic_be[8] = {0x00, 0x16, 0x54, 0x78, 0x46, 0x04, 0x00, 0x10};
+    if (d[0] == 0x00) {
+        if (n < 8 && !final) {
+            if (memcmp(d, fxt_magic_be, n) == 0)
+                return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+        } else if (n >= 8 && memcmp(d, fxt_magic_be, 8) == 0) {
+            return TREAD_FORMAT_FXT;
+        }
+    }
     if (d[0] == 0x10) {
         if (n < 8 && !final) {
             *need_more = memcmp(d, fxt_magic, n) == 0;
