@@ -570,6 +570,54 @@ static void test_cache_vs_search(void)
     pf_clocks_free(c);
 }
 
+/* Damaged and random snapshots mixed with conversions: never a crash (the
+ * sanitizer build checks reads), a conversion repeated right away (now from
+ * the cache) gives the same answer, and memory stays bounded. */
+static void test_random_snapshots(void)
+{
+    pf_clocks *c = new_clocks();
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    int differ = 0, kinds_ok = 1;
+    for (int n = 0; n < 20000; n++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        pb b;
+        pb_init(&b);
+        uint32_t nclk = 1 + (uint32_t)(x % 4);
+        for (uint32_t i = 0; i < nclk; i++) {
+            static const uint32_t ids[] = {BOOT, MONO, REAL, TSC, 64, 65, 100, 200};
+            ck k = {ids[(x >> (8 + 3 * i)) % 8], (x >> 20) % 100000 + 1000 * (uint64_t)n,
+                    (int)((x >> (30 + i)) & 1), (x >> 40) % 3 == 0 ? 1000 : 0};
+            put_clock(&b, &k);
+        }
+        if (b.len && (x >> 50) % 4 == 0) /* damage a byte */
+            b.data[(x >> 52) % b.len] ^= (unsigned char)(x >> 56);
+        size_t len = (x >> 45) % 8 == 0 && b.len ? (x >> 47) % b.len : b.len;
+        pf_clocks_add_snapshot(c, 1 + (uint32_t)((x >> 60) % 3), b.data, len);
+        pb_free(&b);
+        for (int q = 0; q < 4; q++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            static const uint32_t qids[] = {BOOT, MONO, REAL, TSC, 64, 65, 100, 7};
+            uint32_t seq = 1 + (uint32_t)(x % 3), id = qids[(x >> 8) % 8];
+            int64_t v = (int64_t)((x >> 16) % 200000) + 1000 * (int64_t)n - 50000;
+            int64_t a = pf_clocks_absolute(c, seq, id, v % 100);
+            int64_t o1 = 0, o2 = 0;
+            int r1 = pf_clocks_to_trace(c, seq, id, a, &o1);
+            int r2 = pf_clocks_to_trace(c, seq, id, a, &o2);
+            if (r1 != r2 || (r1 == PF_CLOCK_OK && o1 != o2))
+                differ++;
+            if (r1 != PF_CLOCK_OK && r1 != PF_CLOCK_NO_PATH && r1 != PF_CLOCK_OVERFLOW)
+                kinds_ok = 0;
+        }
+    }
+    CHECK_EQ_INT(differ, 0);
+    CHECK(kinds_ok);
+    CHECK(pf_clocks_snapshots(c) > 1000);
+    CHECK(pf_clocks_bad_snapshots(c) > 100);
+    CHECK(live_bytes < (size_t)1 << 20);
+    pf_clocks_free(c);
+    CHECK_EQ_INT(live_bytes, 0);
+}
+
 int main(void)
 {
     test_direct();
@@ -585,5 +633,6 @@ int main(void)
     test_malformed();
     test_eviction();
     test_cache_vs_search();
+    test_random_snapshots();
     return TEST_EXIT();
 }
