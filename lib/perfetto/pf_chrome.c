@@ -274,15 +274,19 @@ tread_status pf_chrome_continue(pf_decoder *d)
                 return tread__fail(p, TREAD_ERROR_NOMEM, d->chrome_off, "out of memory");
             d->chrome_stage = 0;
             d->chrome_json_pos = 0;
+            d->chrome_fed = 0;
             d->n_chrome_json++;
         }
         int saved_state = p->state;
+        uint64_t saved_offset = p->dec_offset;
         tread_status st = TREAD_STATUS_OK;
         size_t c = 0;
         if (d->chrome_stage < 3 && d->chrome_json_pos == (size_t)-1) {
             /* resuming inside the record the nested decoder stopped in */
             d->chrome_json_pos = d->chrome_json_resume_pos;
+            p->dec_offset = d->chrome_off + d->chrome_fed;
             st = ops->feed(d->chrome_dec, NULL, 0, &c);
+            p->dec_offset = saved_offset;
         }
         if (st == TREAD_STATUS_OK && d->chrome_stage < 3) {
             const unsigned char *piece;
@@ -294,8 +298,13 @@ tread_status pf_chrome_continue(pf_decoder *d)
             else
                 piece = (const unsigned char *)"]", plen = 1;
             c = 0;
+            /* offsets inside the embedded JSON: the packet's offset plus the
+             * offset in "[" data "]", whatever the chunking */
+            p->dec_offset = d->chrome_off + d->chrome_fed;
             st = ops->feed(d->chrome_dec, piece + d->chrome_json_pos, plen - d->chrome_json_pos,
                            &c);
+            p->dec_offset = saved_offset;
+            d->chrome_fed += c;
             if (st == TREAD_STATUS_OK) {
                 d->chrome_stage++;
                 d->chrome_json_pos = 0;
@@ -304,7 +313,9 @@ tread_status pf_chrome_continue(pf_decoder *d)
                 d->chrome_json_pos = (size_t)-1;
             }
         } else if (st == TREAD_STATUS_OK) {
+            p->dec_offset = d->chrome_off + d->chrome_fed;
             st = ops->finish(d->chrome_dec);
+            p->dec_offset = saved_offset;
             if (st == TREAD_STATUS_OK) {
                 ops->destroy(d->chrome_dec);
                 d->chrome_dec = NULL;

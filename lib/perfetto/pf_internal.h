@@ -188,6 +188,7 @@ typedef struct pf_decoder {
     const unsigned char *chrome_bundle; /* remaining bundle fields */
     size_t chrome_bundle_len;
     uint64_t chrome_off;
+    uint64_t chrome_fed;       /* bytes the nested decoder consumed */
 
     int finished;
 

@@ -139,7 +139,7 @@ static int nomem(pf_decoder *d, uint64_t off)
 
 static int tab_grow(pf_decoder *d, pf_seq *s, uint64_t off)
 {
-    size_t n = s->tab_size ? s->tab_size * 2 : 256;
+    size_t n = s->tab_size ? s->tab_size * 2 : 16;
     if (pf_charge(d, (n - s->tab_size) * sizeof(pf_entry), off))
         return -1;
     s->bytes += (n - s->tab_size) * sizeof(pf_entry);
@@ -202,12 +202,14 @@ static pf_entry *insert(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, 
 static unsigned char *arena_put(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                                 uint64_t off)
 {
+    /* what is charged is the entries' bytes: the slack of the current
+     * block (< PF_ARENA_BLOCK per sequence) is not */
+    if (pf_charge(d, len, off))
+        return NULL;
+    s->bytes += len;
     pf_block *b = s->blocks;
     if (!b || b->cap - b->used < len) {
         size_t cap = len > PF_ARENA_BLOCK ? len : PF_ARENA_BLOCK;
-        if (pf_charge(d, cap + sizeof *b, off))
-            return NULL;
-        s->bytes += cap + sizeof *b;
         b = tread_malloc(&d->p->alloc, sizeof *b + cap);
         if (!b) {
             nomem(d, off);

@@ -28,7 +28,7 @@ pf_track *pf_track_find(pf_decoder *d, uint64_t uuid)
 
 static int tracks_grow(pf_decoder *d, uint64_t off)
 {
-    size_t n = d->track_size ? d->track_size * 2 : 256;
+    size_t n = d->track_size ? d->track_size * 2 : 16;
     if (pf_charge(d, (n - d->track_size) * sizeof(pf_track), off))
         return -1;
     pf_track *t = tread_malloc(&d->p->alloc, n * sizeof *t);
