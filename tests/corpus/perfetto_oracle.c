@@ -15,11 +15,16 @@
  *             thread (pid, pid) of every process, which trace_processor
  *             creates with the process.
  *  processes  the process table: row 0, plus one row per distinct pid.
+ *  trace_start_ts, trace_end_ts
+ *             trace_processor's trace bounds: the first and last trace-clock
+ *             time of any event (a complete event ends at ts + dur). This
+ *             checks the clock conversion end to end.
  *
  * Output: one "name value" line per count; lines starting with '#' are
  * details. With --names, also "#name n cat name" per slice name and
  * category, to set against the oracle's "## names" section. Exit 0, 1 when
  * the trace did not parse, 77 when tread has no Perfetto decoder. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +143,8 @@ static void name_map_add(name_map *m, const tread_str *cat, const tread_str *nam
 typedef struct counts {
     uint64_t begins, completes, instants, async_begins, async_instants;
     uint64_t counters, ends, raw_ts, perfetto_events;
+    int has_bounds;
+    int64_t start_ts, end_ts;
     keyset threads;   /* (uint32 pid << 32 | uint32 tid) */
     keyset processes; /* uint32 pid */
     int want_names;
@@ -166,6 +173,16 @@ static int on_event(void *user, const tread_event *ev)
     c->perfetto_events++;
     if (ev->flags & TREAD_HAS_RAW_TS)
         c->raw_ts++;
+    if (ev->flags & TREAD_HAS_TS) {
+        int64_t end = ev->ts;
+        if ((ev->flags & TREAD_HAS_DUR) && ev->dur > 0 && ev->ts <= INT64_MAX - ev->dur)
+            end = ev->ts + ev->dur;
+        if (!c->has_bounds || ev->ts < c->start_ts)
+            c->start_ts = ev->ts;
+        if (!c->has_bounds || end > c->end_ts)
+            c->end_ts = end;
+        c->has_bounds = 1;
+    }
     uint64_t slices_before = c->begins + c->completes + c->instants + c->async_begins +
                              c->async_instants;
     switch (ev->kind) {
@@ -248,6 +265,9 @@ int main(int argc, char **argv)
         /* + 1: trace_processor's placeholder row 0 of each table */
         printf("threads %llu\n", (unsigned long long)(c.threads.n + 1));
         printf("processes %llu\n", (unsigned long long)(c.processes.n + 1));
+        if (c.has_bounds)
+            printf("trace_start_ts %lld\ntrace_end_ts %lld\n", (long long)c.start_ts,
+                   (long long)c.end_ts);
         printf("# begins %llu completes %llu instants %llu async_b %llu async_n %llu ends %llu\n",
                (unsigned long long)c.begins, (unsigned long long)c.completes,
                (unsigned long long)c.instants, (unsigned long long)c.async_begins,
