@@ -33,7 +33,7 @@
 /* Longest conversion path, in snapshots (trace_processor's limit too). */
 #define PF_CLOCK_MAX_HOPS 4
 /* Entries of the conversion cache (a power of two). */
-#define PF_CLOCK_CACHE_SIZE 64
+#define PF_CLOCK_CACHE_SIZE 256
 
 typedef struct pf_clocks pf_clocks;
 
