@@ -1,0 +1,722 @@
+/* FXT decoder: hand-built records of every type through the public API
+ * (events, warnings, errors, blob pieces, the raw hook, counters). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tread.h>
+#include <tread/fxt.h>
+
+#include "event_dump.h"
+#include "fxt_build.h"
+#include "testlib.h"
+
+#define MAXEV 64
+
+typedef struct seen_event {
+    tread_event_kind kind;
+    uint32_t flags;
+    int64_t ts, dur, pid, tid, cpu;
+    uint64_t id_num, flow, flow_end;
+    char name[64], cat[32], series[32], meta_str[32], provider[32];
+    int name_nul_ok;
+    double value;
+    tread_meta meta;
+    tread_scope scope;
+    uint32_t provider_id;
+    char args[256]; /* key=type pairs of the args iterator */
+} seen_event;
+
+typedef struct collect {
+    seen_event ev[MAXEV];
+    int n;
+    char warnings[1024];
+    int nwarn;
+    int records, record_types[16];
+    uint64_t record_offsets[64];
+    size_t args_offsets[64];
+    uint64_t blob_bytes, blob_total, blob_pieces, blob_last_offset;
+    int blob_last;
+} collect;
+
+static void copy_str(char *dst, size_t cap, tread_str s)
+{
+    size_t n = s.len < cap - 1 ? s.len : cap - 1;
+    if (s.ptr)
+        memcpy(dst, s.ptr, n);
+    dst[s.ptr ? n : 0] = 0;
+}
+
+static int on_event(void *user, const tread_event *e)
+{
+    collect *c = user;
+    if (c->n >= MAXEV)
+        return 0;
+    seen_event *s = &c->ev[c->n++];
+    memset(s, 0, sizeof *s);
+    s->kind = e->kind;
+    s->flags = e->flags;
+    s->ts = e->ts;
+    s->dur = e->dur;
+    s->pid = e->pid;
+    s->tid = e->tid;
+    s->cpu = e->cpu;
+    s->id_num = e->id_num;
+    s->value = e->value;
+    s->meta = e->meta;
+    s->scope = e->scope;
+    s->provider_id = e->provider_id;
+    s->flow = e->flow_ids.n ? e->flow_ids.v[0] : 0;
+    s->flow_end = e->terminating_flow_ids.n ? e->terminating_flow_ids.v[0] : 0;
+    copy_str(s->name, sizeof s->name, e->name);
+    s->name_nul_ok = !e->name.ptr || e->name.ptr[e->name.len] == 0;
+    copy_str(s->cat, sizeof s->cat, e->cat);
+    copy_str(s->series, sizeof s->series, e->series);
+    copy_str(s->meta_str, sizeof s->meta_str, e->meta_str);
+    copy_str(s->provider, sizeof s->provider, e->provider_name);
+    tread_args_iter it;
+    tread_arg a;
+    tread_args_iter_init(&it, &e->args);
+    size_t o = 0;
+    while (tread_args_next(&it, &a) && o < sizeof s->args - 40)
+        o += (size_t)snprintf(s->args + o, sizeof s->args - o, "%.*s=%s,", (int)(a.key.len > 16 ? 16 : a.key.len),
+                              a.key.ptr ? a.key.ptr : "", tread_arg_type_name(a.type));
+    return 0;
+}
+
+static int on_warning(void *user, const tread_warning *w)
+{
+    collect *c = user;
+    c->nwarn++;
+    size_t o = strlen(c->warnings);
+    snprintf(c->warnings + o, sizeof c->warnings - o, "%s@%" PRIu64 ";", tread_warning_name(w->kind),
+             w->offset);
+    return 0;
+}
+
+static int on_record(void *user, const tread_fxt_record *r)
+{
+    collect *c = user;
+    if (c->records < 64) {
+        c->record_offsets[c->records] = r->offset;
+        c->args_offsets[c->records] = r->args_offset;
+    }
+    c->records++;
+    c->record_types[r->type & 15]++;
+    return 0;
+}
+
+static int on_blob(void *user, const tread_blob *b)
+{
+    collect *c = user;
+    CHECK_EQ_INT(b->piece_offset, c->blob_bytes);
+    CHECK(b->len <= 4096);
+    c->blob_bytes += b->len;
+    c->blob_total = b->total_size;
+    c->blob_pieces++;
+    c->blob_last = b->last;
+    if (b->last)
+        c->blob_bytes = 0;
+    return 0;
+}
+
+static const tread_callbacks callbacks = {.event = on_event, .warning = on_warning,
+                                          .fxt_record = on_record, .blob = on_blob};
+
+/* Parses buf (forced FXT unless sniff) into c; returns the status. */
+static tread_status parse(const fxb *b, collect *c, int sniff, tread_parser **keep)
+{
+    memset(c, 0, sizeof *c);
+    tread_parser *p = tread_parser_create(NULL);
+    if (!sniff)
+        CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_FXT), 0);
+    tread_set_callbacks(p, &callbacks, c);
+    tread_status st = tread_feed(p, b->d, b->len);
+    if (st == TREAD_STATUS_OK)
+        st = tread_finish(p);
+    if (keep)
+        *keep = p;
+    else
+        tread_parser_free(p);
+    return st;
+}
+
+static uint64_t counter(tread_parser *p, const char *name)
+{
+    tread_counter c[64];
+    size_t n = tread_get_format_counters(p, c, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(c[i].name, name) == 0)
+            return c[i].value;
+    return UINT64_MAX;
+}
+
+/* magic, provider 7 "prov", 1 GHz, strings 1 "cat" 2 "name", thread 1 */
+static void preamble(fxb *b)
+{
+    fxb_magic(b);
+    fxb_provider_info(b, 7, "prov");
+    fxb_init_record(b, 1000000000);
+    fxb_string(b, 1, "cat");
+    fxb_string(b, 2, "name");
+    fxb_thread(b, 1, 100, 101);
+}
+
+/* ---- every event type ---- */
+
+static void test_event_types(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    for (unsigned t = 0; t <= 10; t++) {
+        size_t s = fxb_event(&b, t, 0, 1, 1, 2, 1000 + t);
+        if (t == 1 || t >= 4)
+            fxb_word(&b, t == 4 ? 1500 : 77 + t); /* counter id, end time, ids */
+        fxb_end(&b, s);
+    }
+    collect c;
+    tread_parser *p;
+    CHECK_EQ_INT(parse(&b, &c, 1, &p), TREAD_STATUS_OK);
+    static const tread_event_kind kinds[] = {
+        TREAD_EVENT_INSTANT,    TREAD_EVENT_SLICE_BEGIN, TREAD_EVENT_SLICE_END,
+        TREAD_EVENT_COMPLETE,   TREAD_EVENT_ASYNC_BEGIN, TREAD_EVENT_ASYNC_STEP,
+        TREAD_EVENT_ASYNC_END,  TREAD_EVENT_FLOW_BEGIN,  TREAD_EVENT_FLOW_STEP,
+        TREAD_EVENT_FLOW_END};
+    /* the thread record's metadata event, then the events; the counter has
+     * no arguments: no series, a warning */
+    CHECK_EQ_INT(c.n, 1 + 10 + 1);
+    CHECK_EQ_INT(c.ev[0].kind, TREAD_EVENT_CLOCK_SYNC);
+    CHECK_EQ_INT(c.ev[1].kind, TREAD_EVENT_METADATA);
+    CHECK_EQ_INT(c.ev[1].meta, TREAD_META_OTHER);
+    CHECK_EQ_STR(c.ev[1].name, "thread");
+    CHECK_EQ_INT(c.ev[1].pid, 100);
+    CHECK_EQ_INT(c.ev[1].tid, 101);
+    for (int i = 0; i < 10; i++) {
+        seen_event *e = &c.ev[2 + i];
+        CHECK_EQ_INT(e->kind, kinds[i]);
+        CHECK_EQ_STR(e->name, "name");
+        CHECK_EQ_STR(e->cat, "cat");
+        CHECK_EQ_INT(e->pid, 100);
+        CHECK_EQ_INT(e->tid, 101);
+        CHECK(e->flags & TREAD_HAS_PROVIDER);
+        CHECK(e->flags & TREAD_HAS_TS);
+        CHECK_EQ_INT(e->provider_id, 7);
+        CHECK_EQ_STR(e->provider, "prov");
+    }
+    CHECK_EQ_INT(c.ev[2].ts, 1000);
+    CHECK_EQ_INT(c.ev[5].ts, 1004);
+    CHECK_EQ_INT(c.ev[5].dur, 496);
+    CHECK(c.ev[5].flags & TREAD_HAS_DUR);
+    CHECK_EQ_INT(c.ev[6].id_num, 82);
+    CHECK(c.ev[6].flags & TREAD_HAS_TRACK);
+    CHECK_EQ_INT(c.ev[9].flow, 85);
+    CHECK_EQ_INT(c.ev[10].flow, 86);
+    CHECK_EQ_INT(c.ev[11].flow_end, 87);
+    CHECK(strstr(c.warnings, "bad_counter_value") != NULL);
+    CHECK_EQ_INT(c.records, 6 + 11);
+    CHECK_EQ_INT(c.record_types[TREAD_FXT_EVENT], 11);
+    CHECK_EQ_INT(counter(p, "records_by_type.event"), 11);
+    CHECK_EQ_INT(counter(p, "providers"), 1);
+    tread_parser_free(p);
+    fxb_free(&b);
+}
+
+/* ---- inline strings and threads, string termination ---- */
+
+static void test_inline(void)
+{
+    fxb b;
+    fxb_init(&b);
+    fxb_magic(&b);
+    /* before any provider info: no provider */
+    size_t s = fxb_event(&b, 0, 0, 0, FXB_INLINE(1), FXB_INLINE(8), 5);
+    fxb_word(&b, 0x8000000000000001u); /* koids with bit 63 set */
+    fxb_word(&b, 0x8000000000000002u);
+    fxb_stream(&b, "c", 1);
+    fxb_stream(&b, "12345678", 8); /* no padding: NUL from the shadow */
+    fxb_end(&b, s);
+    s = fxb_event(&b, 3, 0, 0, 0, FXB_INLINE(3), 6); /* empty category */
+    fxb_word(&b, 1);
+    fxb_word(&b, 2);
+    fxb_stream(&b, "a\0b", 3); /* an embedded NUL passes through */
+    fxb_end(&b, s);
+    collect c;
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.n, 2);
+    CHECK_EQ_STR(c.ev[0].name, "12345678");
+    CHECK(c.ev[0].name_nul_ok);
+    CHECK_EQ_STR(c.ev[0].cat, "c");
+    CHECK_EQ_INT((uint64_t)c.ev[0].pid, 0x8000000000000001u);
+    CHECK_EQ_INT((uint64_t)c.ev[0].tid, 0x8000000000000002u);
+    CHECK(!(c.ev[0].flags & TREAD_HAS_PROVIDER));
+    CHECK_EQ_STR(c.ev[1].cat, "");
+    CHECK(memcmp(c.ev[1].name, "a\0b", 4) == 0);
+    CHECK_EQ_INT(c.nwarn, 0);
+    fxb_free(&b);
+}
+
+/* ---- tables: replace, index 0, per provider, provider info again ---- */
+
+static void test_tables(void)
+{
+    fxb b;
+    fxb_init(&b);
+    fxb_magic(&b);
+    fxb_provider_info(&b, 1, "one");
+    fxb_string(&b, 5, "first");
+    fxb_thread(&b, 3, 10, 11);
+    fxb_provider_info(&b, 2, "two");
+    fxb_string(&b, 5, "second");
+    fxb_thread(&b, 3, 20, 21);
+    fxb_string(&b, 0, "ignored");
+    fxb_thread(&b, 0, 1, 1);
+    size_t s = fxb_event(&b, 0, 0, 3, 0, 5, 1); /* provider 2 */
+    fxb_end(&b, s);
+    fxb_provider_section(&b, 1);
+    s = fxb_event(&b, 0, 0, 3, 0, 5, 2); /* provider 1 */
+    fxb_end(&b, s);
+    fxb_string(&b, 5, "replaced");
+    s = fxb_event(&b, 0, 0, 3, 0, 5, 3);
+    fxb_end(&b, s);
+    fxb_provider_info(&b, 1, "one again"); /* forgets provider 1's tables */
+    s = fxb_event(&b, 0, 0, 3, 0, 5, 4);
+    fxb_end(&b, s);
+    fxb_provider_section(&b, 9); /* never announced */
+    s = fxb_event(&b, 0, 0, 0, 0, 0, 5);
+    fxb_word(&b, 1);
+    fxb_word(&b, 2);
+    fxb_end(&b, s);
+    collect c;
+    tread_parser *p;
+    CHECK_EQ_INT(parse(&b, &c, 1, &p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.n, 2 + 5); /* two thread records, five instants */
+    CHECK_EQ_STR(c.ev[2].name, "second");
+    CHECK_EQ_INT(c.ev[2].pid, 20);
+    CHECK_EQ_INT(c.ev[2].provider_id, 2);
+    CHECK_EQ_STR(c.ev[3].name, "first");
+    CHECK_EQ_INT(c.ev[3].tid, 11);
+    CHECK_EQ_STR(c.ev[3].provider, "one");
+    CHECK_EQ_STR(c.ev[4].name, "replaced");
+    CHECK(c.ev[5].flags & TREAD_NAME_UNRESOLVED);
+    CHECK(c.ev[5].flags & TREAD_THREAD_UNRESOLVED);
+    CHECK(!(c.ev[5].flags & TREAD_HAS_PID));
+    CHECK_EQ_STR(c.ev[5].name, "");
+    CHECK_EQ_STR(c.ev[5].provider, "one again");
+    CHECK_EQ_INT(c.ev[6].provider_id, 9);
+    CHECK_EQ_STR(c.ev[6].provider, "");
+    CHECK(c.ev[6].flags & TREAD_HAS_PROVIDER);
+    CHECK_EQ_INT(c.nwarn, 2);
+    CHECK(strstr(c.warnings, "unresolved_ref") != NULL);
+    CHECK_EQ_INT(counter(p, "string_table_misses"), 1);
+    CHECK_EQ_INT(counter(p, "thread_table_misses"), 1);
+    CHECK_EQ_INT(counter(p, "index0_records_ignored"), 2);
+    CHECK_EQ_INT(counter(p, "providers"), 3);
+    tread_parser_free(p);
+    fxb_free(&b);
+}
+
+/* ---- time ---- */
+
+static void test_ticks(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    fxb_init_record(&b, 24000000);
+    size_t s = fxb_event(&b, 0, 0, 1, 1, 2, 24000000); /* 1 s */
+    fxb_end(&b, s);
+    s = fxb_event(&b, 0, 0, 1, 1, 2, UINT64_MAX); /* beyond int64 ns */
+    fxb_end(&b, s);
+    fxb_init_record(&b, 1000000000);
+    s = fxb_event(&b, 4, 0, 1, 1, 2, 500); /* ends before it starts */
+    fxb_word(&b, 400);
+    fxb_end(&b, s);
+    s = fxb_event(&b, 0, 0, 1, 1, 2, UINT64_C(1) << 63);
+    fxb_end(&b, s);
+    fxb_init_record(&b, 0); /* refused: the rate stays */
+    s = fxb_event(&b, 0, 0, 1, 1, 2, 7);
+    fxb_end(&b, s);
+    collect c;
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    /* clock_sync, thread, clock_sync, 2 instants, clock_sync, complete, instant, instant */
+    CHECK_EQ_INT(c.n, 9);
+    CHECK_EQ_INT(c.ev[3].ts, 1000000000);
+    CHECK(!(c.ev[4].flags & TREAD_HAS_TS));
+    CHECK_EQ_INT(c.ev[6].dur, -100);
+    CHECK(!(c.ev[7].flags & TREAD_HAS_TS));
+    CHECK_EQ_INT(c.ev[8].ts, 7);
+    CHECK(strstr(c.warnings, "number_range") != NULL);
+    CHECK(strstr(c.warnings, "bad_field") != NULL);
+    CHECK_EQ_INT(c.nwarn, 3);
+    fxb_free(&b);
+}
+
+/* ---- counters, objects, scheduling, logs ---- */
+
+static void test_other_records(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    uint64_t dbl, v;
+    double two5 = 2.5;
+    memcpy(&dbl, &two5, 8);
+    size_t s = fxb_event(&b, 1, 3, 1, 1, 2, 9);
+    fxb_arg(&b, 1, "ints", (uint32_t)-3, NULL, 0);
+    fxb_arg(&b, 5, "dbl", 0, &dbl, 1);
+    fxb_arg(&b, 6, "str", FXB_INLINE(1), (v = 'x', &v), 1);
+    fxb_word(&b, 42); /* counter id */
+    fxb_end(&b, s);
+    /* kernel objects: a process, a thread of it, a channel */
+    s = fxb_begin(&b, 7 | (1u << 16) | ((uint64_t)FXB_INLINE(4) << 24));
+    fxb_word(&b, 500);
+    fxb_stream(&b, "proc", 4);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 7 | (2u << 16) | ((uint64_t)FXB_INLINE(3) << 24) | (UINT64_C(1) << 40));
+    fxb_word(&b, 501);
+    fxb_stream(&b, "thr", 3);
+    fxb_arg(&b, 8, "process", 0, (v = 500, &v), 1);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 7 | (4u << 16) | ((uint64_t)FXB_INLINE(2) << 24));
+    fxb_word(&b, 502);
+    fxb_stream(&b, "ch", 2);
+    fxb_end(&b, s);
+    /* userspace object, inline process */
+    s = fxb_begin(&b, 6 | ((uint64_t)FXB_INLINE(3) << 24));
+    fxb_word(&b, 0xabc);
+    fxb_word(&b, 600);
+    fxb_stream(&b, "obj", 3);
+    fxb_end(&b, s);
+    /* legacy context switch: cpu 2, out thread 1 (state 3), in inline */
+    s = fxb_begin(&b, 8 | (2u << 16) | (3u << 24) | (UINT64_C(1) << 28) | (UINT64_C(9) << 44) |
+                          (UINT64_C(0) << 60));
+    fxb_word(&b, 20);
+    fxb_word(&b, 300);
+    fxb_word(&b, 301);
+    fxb_end(&b, s);
+    /* context switch (1) with an argument, wakeup (2), fiber (3), type 4 */
+    s = fxb_begin(&b, 8 | (1u << 16) | (5u << 20) | (UINT64_C(2) << 36) | (UINT64_C(1) << 60));
+    fxb_word(&b, 21);
+    fxb_word(&b, 101);
+    fxb_word(&b, 301);
+    fxb_arg(&b, 1, "incoming_weight", 7, NULL, 0);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 8 | (6u << 20) | (UINT64_C(2) << 60));
+    fxb_word(&b, 22);
+    fxb_word(&b, 301);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 8 | (UINT64_C(3) << 60));
+    fxb_word(&b, 23);
+    fxb_word(&b, 1);
+    fxb_word(&b, 2);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 8 | (UINT64_C(4) << 60));
+    fxb_end(&b, s);
+    /* log */
+    s = fxb_begin(&b, 9 | (UINT64_C(16) << 16) | (UINT64_C(1) << 32));
+    fxb_word(&b, 24);
+    fxb_stream(&b, "sixteen bytes!!!", 16);
+    fxb_end(&b, s);
+    /* unknown record type 12 */
+    s = fxb_begin(&b, 12);
+    fxb_word(&b, 0);
+    fxb_end(&b, s);
+    collect c;
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    int i = 2;
+    CHECK_EQ_INT(c.ev[i].kind, TREAD_EVENT_COUNTER);
+    CHECK_EQ_STR(c.ev[i].series, "ints");
+    CHECK(c.ev[i].value == -3.0);
+    CHECK_EQ_INT(c.ev[i].id_num, 42);
+    i++;
+    CHECK_EQ_STR(c.ev[i].series, "dbl");
+    CHECK(c.ev[i].value == 2.5);
+    i++;
+    CHECK_EQ_INT(c.ev[i].meta, TREAD_META_PROCESS_NAME);
+    CHECK_EQ_STR(c.ev[i].meta_str, "proc");
+    CHECK_EQ_INT(c.ev[i].pid, 500);
+    i++;
+    CHECK_EQ_INT(c.ev[i].meta, TREAD_META_THREAD_NAME);
+    CHECK_EQ_STR(c.ev[i].meta_str, "thr");
+    CHECK_EQ_INT(c.ev[i].tid, 501);
+    CHECK_EQ_INT(c.ev[i].pid, 500);
+    i++;
+    CHECK_EQ_INT(c.ev[i].kind, TREAD_EVENT_OBJECT_NEW);
+    CHECK_EQ_STR(c.ev[i].name, "ch");
+    CHECK_EQ_INT(c.ev[i].id_num, 502);
+    i++;
+    CHECK_EQ_INT(c.ev[i].kind, TREAD_EVENT_OBJECT_NEW);
+    CHECK_EQ_INT(c.ev[i].id_num, 0xabc);
+    CHECK_EQ_INT(c.ev[i].pid, 600);
+    i++;
+    CHECK_EQ_INT(c.ev[i].kind, TREAD_EVENT_CONTEXT_SWITCH);
+    CHECK_EQ_INT(c.ev[i].cpu, 2);
+    CHECK_EQ_INT(c.ev[i].tid, 101);
+    CHECK_EQ_STR(c.ev[i].args, "out=dict_begin,pid=koid,tid=koid,state=int,prio=int,=dict_end,"
+                               "in=dict_begin,pid=koid,tid=koid,prio=int,=dict_end,");
+    i++;
+    CHECK_EQ_INT(c.ev[i].kind, TREAD_EVENT_CONTEXT_SWITCH);
+    CHECK_EQ_INT(c.ev[i].cpu, 5);
+    CHECK_EQ_STR(c.ev[i].args, "out=dict_begin,tid=koid,state=int,=dict_end,in=dict_begin,"
+                               "tid=koid,=dict_end,incoming_weight=int,");
+    i++;
+    CHECK_EQ_INT(c.ev[i].kind, TREAD_EVENT_WAKEUP);
+    CHECK_EQ_INT(c.ev[i].tid, 301);
+    CHECK_EQ_INT(c.ev[i].cpu, 6);
+    i++;
+    CHECK_EQ_INT(c.ev[i].kind, TREAD_EVENT_LOG);
+    CHECK_EQ_STR(c.ev[i].args, "message=string,");
+    CHECK_EQ_INT(c.n, i + 1);
+    /* the string series; scheduling type 4; record type 12 */
+    CHECK_EQ_STR(c.warnings, "bad_counter_value@96;unknown_record@456;unknown_record@496;");
+    fxb_free(&b);
+}
+
+/* ---- blobs: pieces, large records streamed ---- */
+
+static void test_blobs(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    static unsigned char payload[10000];
+    for (size_t i = 0; i < sizeof payload; i++)
+        payload[i] = (unsigned char)(i * 7);
+    size_t s = fxb_begin(&b, 5 | (UINT64_C(2) << 16) | (UINT64_C(5000) << 32) | (UINT64_C(3) << 48));
+    fxb_stream(&b, payload, 5000);
+    fxb_end(&b, s);
+    /* large blob, format 1: category 1, name 2 */
+    s = fxb_begin(&b, 15 | (UINT64_C(1) << 40));
+    fxb_word(&b, 1 | (2u << 16));
+    fxb_word(&b, sizeof payload);
+    fxb_stream(&b, payload, sizeof payload);
+    fxb_end(&b, s);
+    /* format 0 with metadata and an argument, empty payload */
+    s = fxb_begin(&b, 15);
+    fxb_word(&b, 1 | (2u << 16) | (UINT64_C(1) << 32) | (UINT64_C(1) << 36));
+    fxb_word(&b, 33);
+    fxb_arg(&b, 1, "k", 5, NULL, 0);
+    fxb_word(&b, 0);
+    fxb_end(&b, s);
+    /* unknown large type: skipped */
+    s = fxb_begin(&b, 15 | (UINT64_C(1) << 36));
+    fxb_word(&b, 0);
+    fxb_end(&b, s);
+    s = fxb_event(&b, 0, 0, 1, 1, 2, 99);
+    fxb_end(&b, s);
+    for (size_t chunk = 0; chunk < 3; chunk++) {
+        collect c;
+        memset(&c, 0, sizeof c);
+        tread_parser *p = tread_parser_create(NULL);
+        tread_set_callbacks(p, &callbacks, &c);
+        size_t step = chunk == 0 ? b.len : chunk == 1 ? 1 : 4095;
+        for (size_t o = 0; o < b.len; o += step)
+            CHECK_EQ_INT(tread_feed(p, b.d + o, b.len - o < step ? b.len - o : step), TREAD_STATUS_OK);
+        CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+        /* 5000 = 4096 + 904; 10000 = 4096 * 2 + 1808; the empty payload */
+        CHECK_EQ_INT(c.blob_pieces, 2 + 3 + 1);
+        CHECK(c.blob_last);
+        CHECK_EQ_INT(c.blob_total, 0);
+        CHECK_EQ_INT(c.ev[c.n - 1].kind, TREAD_EVENT_INSTANT);
+        CHECK_EQ_INT(c.ev[c.n - 1].ts, 99);
+        CHECK_EQ_INT(c.ev[2].kind, TREAD_EVENT_BLOB);
+        CHECK(c.ev[2].value == 5000);
+        CHECK_EQ_INT(c.ev[3].kind, TREAD_EVENT_BLOB);
+        CHECK_EQ_STR(c.ev[3].cat, "cat");
+        CHECK_EQ_STR(c.ev[4].name, "name");
+        CHECK_EQ_INT(c.ev[4].ts, 33);
+        CHECK_EQ_STR(c.ev[4].args, "k=int,");
+        CHECK(strstr(c.warnings, "unknown_record") != NULL);
+        CHECK_EQ_INT(c.nwarn, 1);
+        CHECK_EQ_INT(counter(p, "blob_bytes"), 15000);
+        CHECK_EQ_INT(counter(p, "records_by_type.large"), 3);
+        tread_parser_free(p);
+    }
+    fxb_free(&b);
+}
+
+/* ---- damage ---- */
+
+static void test_damage(void)
+{
+    collect c;
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    size_t s = fxb_event(&b, 0, 1, 1, 1, 2, 1);
+    fxb_word(&b, 1 | (UINT64_C(9) << 4)); /* an argument of 9 words in a 3-word record */
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 2 | (UINT64_C(3) << 16) | (UINT64_C(40) << 32)); /* string past its record */
+    fxb_word(&b, 0);
+    fxb_end(&b, s);
+    size_t after = b.len;
+    s = fxb_event(&b, 0, 0, 1, 1, 2, 2);
+    fxb_end(&b, s);
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.ev[c.n - 1].ts, 2);
+    CHECK_EQ_INT(c.nwarn, 2);
+    CHECK(strstr(c.warnings, "bad_record") != NULL);
+
+    /* a record of size 0: fatal, with its offset */
+    fxb_word(&b, 4);
+    fxb_word(&b, 0);
+    tread_parser *p;
+    CHECK_EQ_INT(parse(&b, &c, 1, &p), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_SYNTAX);
+    CHECK_EQ_INT(tread_get_error_offset(p), after + 16);
+    tread_parser_free(p);
+
+    /* cut inside the last record: a warning, not an error */
+    b.len = after + 12;
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    char want[64];
+    snprintf(want, sizeof want, "truncated_event@%zu;", after);
+    CHECK(strstr(c.warnings, want) != NULL);
+
+    /* big-endian magic, at the start and after a little-endian archive */
+    fxb be;
+    fxb_init(&be);
+    static const unsigned char magic_be[8] = {0, 0x16, 0x54, 0x78, 0x46, 0x04, 0, 0x10};
+    fxb_stream(&be, magic_be, 8);
+    fxb_word(&be, 0);
+    CHECK_EQ_INT(parse(&be, &c, 1, &p), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_UNSUPPORTED);
+    tread_stats st;
+    tread_get_stats(p, &st);
+    CHECK_EQ_INT(st.format, TREAD_FORMAT_FXT);
+    tread_parser_free(p);
+    b.len = after;
+    fxb_stream(&b, magic_be, 8);
+    CHECK_EQ_INT(parse(&b, &c, 1, &p), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_UNSUPPORTED);
+    CHECK_EQ_INT(tread_get_error_offset(p), after);
+    tread_parser_free(p);
+    fxb_free(&be);
+    fxb_free(&b);
+}
+
+/* ---- concatenated archives ---- */
+
+static void test_concatenated(void)
+{
+    fxb b;
+    fxb_init(&b);
+    for (int k = 0; k < 2; k++) {
+        fxb_magic(&b);
+        fxb_provider_info(&b, 1, k ? "second" : "first");
+        fxb_string(&b, 1, k ? "b" : "a");
+        if (k == 0)
+            fxb_string(&b, 2, "only in the first");
+        size_t s = fxb_event(&b, 0, 0, 0, 2, 1, 10 + k);
+        fxb_word(&b, 1);
+        fxb_word(&b, 1);
+        fxb_end(&b, s);
+    }
+    collect c;
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.n, 2);
+    CHECK_EQ_STR(c.ev[0].name, "a");
+    CHECK_EQ_STR(c.ev[0].cat, "only in the first");
+    CHECK_EQ_STR(c.ev[1].name, "b");
+    CHECK_EQ_STR(c.ev[1].provider, "second");
+    CHECK(c.ev[1].flags & TREAD_CAT_UNRESOLVED); /* provider info reset the table */
+    CHECK_EQ_INT(c.nwarn, 1);
+    fxb_free(&b);
+}
+
+/* ---- chunking and pausing change nothing ---- */
+
+static void test_chunks_and_stops(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    static unsigned char payload[9000];
+    memset(payload, 0x5a, sizeof payload);
+    size_t s = fxb_event(&b, 1, 3, 1, 1, 2, 5);
+    fxb_arg(&b, 1, "a", 1, NULL, 0);
+    fxb_arg(&b, 2, "b12345678", 2, NULL, 0);
+    fxb_arg(&b, 1, "c", 3, NULL, 0);
+    fxb_word(&b, 1);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 5 | (UINT64_C(2) << 16) | (UINT64_C(9000) << 32) | (UINT64_C(1) << 48));
+    fxb_stream(&b, payload, 9000);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 15 | (UINT64_C(1) << 40));
+    fxb_word(&b, FXB_INLINE(8) | ((uint64_t)FXB_INLINE(3) << 16));
+    fxb_stream(&b, "category", 8);
+    fxb_stream(&b, "big", 3);
+    fxb_word(&b, sizeof payload);
+    fxb_stream(&b, payload, sizeof payload);
+    fxb_end(&b, s);
+    s = fxb_event(&b, 2, 0, 1, 1, 2, 6);
+    fxb_end(&b, s);
+    s = fxb_begin(&b, 7 | (1u << 16) | ((uint64_t)FXB_INLINE(8) << 24));
+    fxb_word(&b, 1);
+    fxb_stream(&b, "process!", 8);
+    fxb_end(&b, s);
+    static const int64_t force[] = {TREAD_OPT_FORMAT, TREAD_FORMAT_FXT, 0};
+    dump ref;
+    dump_init(&ref);
+    dump_parse(&ref, b.d, b.len, 0, force);
+    CHECK(strstr(ref.text, "series=\"b12345678\"") != NULL);
+    CHECK(strstr(ref.text, "blob type=1 total=9000 got=9000") != NULL);
+    CHECK(strstr(ref.text, "blob type=0 total=9000 got=9000") != NULL);
+    CHECK(strstr(ref.text, "status=0") != NULL);
+    const size_t chunks[] = {1, 3, 8, 13, 4096};
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+        for (int stops = 0; stops < 2; stops++) {
+            dump d;
+            dump_init(&d);
+            d.stop_every = (size_t)stops;
+            dump_parse(&d, b.d, b.len, chunks[i], force);
+            CHECK(d.text && strcmp(ref.text, d.text) == 0);
+            if (d.text && strcmp(ref.text, d.text) != 0)
+                dump_show_difference(ref.text, d.text);
+            if (stops)
+                CHECK(d.stops >= 8);
+            dump_free(&d);
+        }
+    }
+    dump_free(&ref);
+    fxb_free(&b);
+}
+
+/* ---- the raw hook ---- */
+
+static void test_raw_hook(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    size_t at = b.len;
+    size_t s = fxb_event(&b, 0, 1, 0, FXB_INLINE(2), 2, 1);
+    fxb_word(&b, 1);
+    fxb_word(&b, 2);
+    fxb_stream(&b, "ab", 2);
+    fxb_arg(&b, 0, "nothing", 0, NULL, 0);
+    fxb_end(&b, s);
+    collect c;
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.records, 7);
+    CHECK_EQ_INT(c.record_offsets[0], 0);
+    CHECK_EQ_INT(c.record_offsets[6], at);
+    CHECK_EQ_INT(c.args_offsets[6], 40);
+    CHECK_EQ_INT(c.record_types[TREAD_FXT_STRING], 2);
+    fxb_free(&b);
+}
+
+int main(void)
+{
+    test_event_types();
+    test_inline();
+    test_tables();
+    test_ticks();
+    test_other_records();
+    test_blobs();
+    test_damage();
+    test_concatenated();
+    test_chunks_and_stops();
+    test_raw_hook();
+    return TEST_EXIT();
+}
