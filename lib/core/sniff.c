@@ -110,6 +110,15 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
             return TREAD_FORMAT_FXT;
         }
     }
+    /* FXT without the magic record (the format only says it "generally"
+     * comes first): a provider info metadata record whose size is exactly
+     * its header and name, which no text or protobuf start matches. */
+    if (n >= 8 && (d[0] & 0x0f) == 0 && (d[2] & 0x0f) == 1 && (d[7] >> 4) == 0) {
+        unsigned words = ((unsigned)d[0] >> 4) | ((unsigned)d[1] << 4);
+        unsigned name_len = ((unsigned)d[6] >> 4) | (((unsigned)d[7] & 0x0f) << 4);
+        if (words == 1 + (name_len + 7) / 8)
+            return TREAD_FORMAT_FXT;
+    }
     if (d[0] == 0x10) {
         if (n < 8 && !final) {
             *need_more = memcmp(d, fxt_magic, n) == 0;
