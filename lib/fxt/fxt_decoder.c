@@ -135,7 +135,7 @@ static tread_status gather(fxt_decoder *d, const unsigned char *data, size_t len
 {
     if (d->need == 0) {
         d->need = 8; /* the header word first */
-        d->rec_offset = d->offset + *pos;
+        d->rec_offset = d->offset; /* the offset of data[*pos] */
         d->rbuf.len = 0;
     }
     size_t take = d->need - d->rbuf.len;
