@@ -98,8 +98,7 @@ enum {
     ST_MISC = 2,         /* bits 0-7 stack slots used, 8-15 the level that
                             returns to ST_RET (0: none), 16-17 proto phase */
     ST_RET = 3,          /* where the ST_MISC level's parent resumes */
-    ST_SCRATCH = 4,      /* words 4..7: the "<iid N>" key */
-    ST_WORDS = 8
+    ST_WORDS = 4
 };
 
 _Static_assert(sizeof(((tread_args_iter *)0)->state) >= ST_WORDS * sizeof(uint64_t),
@@ -443,26 +442,10 @@ static int emit_interned_string(tread_args_iter *it, uint32_t table, uint64_t ii
     return R_ARG;
 }
 
-/* The key of an annotation whose interned name is unknown: "<iid N>", in
- * the iterator (valid until the next call). */
-static tread_str iid_key(tread_args_iter *it, uint64_t iid)
-{
-    char *s = (char *)&it->state[ST_SCRATCH];
-    char d[20];
-    int n = 0;
-    size_t k = 5;
-    do {
-        d[n++] = (char)('0' + iid % 10);
-        iid /= 10;
-    } while (iid);
-    memcpy(s, "<iid ", 5);
-    while (n)
-        s[k++] = d[--n];
-    s[k++] = '>';
-    s[k] = '\0';
-    tread_str t = {s, k};
-    return t;
-}
+/* The key of an annotation whose interned name is unknown: a constant, so
+ * that it stays valid as long as every other string (until the callback
+ * returns); formatting the iid would need memory that lives that long. */
+static const char pf_unknown_key[] = "<unknown iid>";
 
 /* Opens a container over [start, end) as *out's value, or gives its bytes
  * when the iterator is full. */
@@ -610,7 +593,7 @@ static int emit_annotation(tread_args_iter *it, const unsigned char *m, size_t l
             if (rc == R_BAD)
                 return R_BAD;
             if (rc == R_END)
-                name = iid_key(it, name_iid);
+                name = lit(pf_unknown_key);
         }
         out->key = name;
     }

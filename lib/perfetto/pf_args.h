@@ -8,8 +8,8 @@
  * TrackEvent is the implicit root dict):
  *
  *   debug_annotations  one arg each, keyed by name or interned name_iid.
- *       An unknown name_iid gives the key "<iid N>" (held in the iterator:
- *       valid until the next tread_args_next); no name at all gives "".
+ *       An unknown name_iid gives the key "<unknown iid>"; no name at all
+ *       gives "".
  *       Values: bool, uint (TREAD_ARG_INT up to INT64_MAX, above it
  *       TREAD_ARG_UINT), int, double, string, string_value_iid (interned
  *       string; unknown iid: TREAD_ARG_NULL), pointer (TREAD_ARG_POINTER),
