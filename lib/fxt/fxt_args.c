@@ -73,7 +73,11 @@ static void note_missing(fxt_args_check *chk, unsigned ref)
 int fxt_args_walk(const fxt_provider *pv, const unsigned char *p, const unsigned char *end,
                   unsigned n, fxt_args_check *chk)
 {
-    memset(chk, 0, sizeof *chk);
+    chk->end = p;
+    chk->error = 0;
+    chk->bad_index = 0;
+    chk->past_end = 0;
+    chk->missing = 0;
     for (unsigned i = 0; i < n; i++) {
         fxt_arg_raw a;
         if (p >= end) {

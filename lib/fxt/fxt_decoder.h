@@ -88,6 +88,7 @@ typedef struct fxt_decoder {
     size_t shadow_cap;
     fxt_args_ctx actx;
     tread_fxt_record rec;
+    tread_event ev;             /* see fxt_event_init */
     uint64_t flow_id;
 
     int finished;
@@ -111,8 +112,8 @@ void fxt_warn(fxt_decoder *d, tread_warning_kind kind, const char *fmt, ...)
 int fxt_emit_event(fxt_decoder *d, tread_event *ev);
 /* A blob piece. Returns 1 when the callback asked to stop. */
 int fxt_emit_piece(fxt_decoder *d, const tread_blob *b, int stepped);
-/* Fills what every event of the current record has. */
-void fxt_event_init(fxt_decoder *d, tread_event *ev);
+/* The event to fill: reset, with what every event of the record has. */
+tread_event *fxt_event_init(fxt_decoder *d);
 /* Sets ev->ts from ticks, or warns of an overflow. */
 void fxt_event_ts(fxt_decoder *d, tread_event *ev, uint64_t ticks);
 /* A string ref of the record, warning when its index is not in the

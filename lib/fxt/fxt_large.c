@@ -128,45 +128,44 @@ tread_status fxt_large_emit(fxt_decoder *d)
             return TREAD_STATUS_OK;
         }
     }
-    tread_event ev;
-    fxt_event_init(d, &ev);
-    ev.kind = TREAD_EVENT_BLOB;
+    tread_event *ev = fxt_event_init(d);
+    ev->kind = TREAD_EVENT_BLOB;
     const unsigned char *strs = r + 16;
     if (lay.fmt == 0) {
         const unsigned char *at = r + lay.ts + 8;
         uint64_t pid, tid;
-        fxt_event_ts(d, &ev, fxt_load64(r + lay.ts));
+        fxt_event_ts(d, ev, fxt_load64(r + lay.ts));
         if (fxt_thread_ref(d, lay.tref, &at, &pid, &tid) == 0) {
-            ev.pid = (int64_t)pid;
-            ev.tid = (int64_t)tid;
-            ev.flags |= TREAD_HAS_PID | TREAD_HAS_TID;
+            ev->pid = (int64_t)pid;
+            ev->tid = (int64_t)tid;
+            ev->flags |= TREAD_HAS_PID | TREAD_HAS_TID;
         } else {
-            ev.flags |= TREAD_THREAD_UNRESOLVED;
+            ev->flags |= TREAD_THREAD_UNRESOLVED;
         }
     }
-    if (fxt_string_ref(d, lay.cref, &strs, &ev.cat, "the category"))
-        ev.flags |= TREAD_CAT_UNRESOLVED;
-    if (fxt_string_ref(d, lay.nref, &strs, &ev.name, "the blob name"))
-        ev.flags |= TREAD_NAME_UNRESOLVED;
+    if (fxt_string_ref(d, lay.cref, &strs, &ev->cat, "the category"))
+        ev->flags |= TREAD_CAT_UNRESOLVED;
+    if (fxt_string_ref(d, lay.nref, &strs, &ev->name, "the blob name"))
+        ev->flags |= TREAD_NAME_UNRESOLVED;
     fxt_warn_missing_args(d, &chk);
     if (lay.fmt == 0 && lay.args_end > lay.args)
-        ev.args = (tread_args){.data = r + lay.args, .len = lay.args_end - lay.args,
+        ev->args = (tread_args){.data = r + lay.args, .len = lay.args_end - lay.args,
                                .encoding = TREAD_ARGS_FXT, .ctx = &d->actx};
-    ev.value = (double)lay.payload;
-    ev.flags |= TREAD_HAS_VALUE;
+    ev->value = (double)lay.payload;
+    ev->flags |= TREAD_HAS_VALUE;
     if (lay.payload <= (uint64_t)INT64_MAX) {
-        ev.value_int = (int64_t)lay.payload;
-        ev.flags |= TREAD_VALUE_IS_INT;
+        ev->value_int = (int64_t)lay.payload;
+        ev->flags |= TREAD_VALUE_IS_INT;
     }
     memset(&L->blob, 0, sizeof L->blob);
-    L->blob.name = ev.name;
+    L->blob.name = ev->name;
     L->blob.total_size = lay.payload;
     L->blob.offset = d->rec_offset;
     L->blob.raw = &d->rec;
     L->header_len = lay.header_len;
     L->payload_len = lay.payload;
     L->payload_done = 0;
-    if (fxt_emit_event(d, &ev)) {
+    if (fxt_emit_event(d, ev)) {
         d->resume_step = d->step;
         return TREAD_STATUS_PAUSED; /* read again on resume, callbacks skipped */
     }

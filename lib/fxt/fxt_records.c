@@ -161,28 +161,54 @@ static int fail_store(fxt_decoder *d, int rc)
     return FXT_FAIL;
 }
 
-void fxt_event_init(fxt_decoder *d, tread_event *ev)
+/* The decoder's one event is zeroed when the decoder is made; FXT writes
+ * only the fields reset here, so the others stay zero without clearing
+ * the whole (large) struct for every event. */
+tread_event *fxt_event_init(fxt_decoder *d)
 {
-    memset(ev, 0, sizeof *ev);
+    tread_event *ev = &d->ev;
+    ev->kind = TREAD_EVENT_UNKNOWN;
+    ev->flags = 0;
+    ev->ts = ev->dur = ev->pid = ev->tid = ev->cpu = 0;
+    ev->name = ev->cat = ev->series = ev->meta_str = (tread_str){NULL, 0};
+    ev->id_num = 0;
+    ev->scope = TREAD_SCOPE_NONE;
+    ev->value = 0;
+    ev->value_int = 0;
+    ev->meta = TREAD_META_NONE;
+    ev->args = (tread_args){NULL, 0, TREAD_ARGS_TOKENS, NULL};
+    ev->track_uuid = 0;
+    ev->track_kind = TREAD_TRACK_NONE;
+    ev->flow_ids = ev->terminating_flow_ids = (tread_ids){NULL, 0};
     ev->offset = d->rec.offset;
     ev->raw = &d->rec;
+    ev->provider_id = 0;
+    ev->provider_name = (tread_str){NULL, 0};
     if (d->rec.has_provider) {
         ev->flags = TREAD_HAS_PROVIDER;
         ev->provider_id = d->rec.provider_id;
         ev->provider_name = d->rec.provider_name;
     }
+    return ev;
 }
 
-void fxt_event_ts(fxt_decoder *d, tread_event *ev, uint64_t ticks)
+static void warn_ts_overflow(fxt_decoder *d, uint64_t ticks)
+{
+    warn_count(d, &d->c.ts_overflows, TREAD_WARN_NUMBER_RANGE,
+               "timestamp of %llu ticks at %llu ticks/s is beyond the int64 "
+               "nanosecond range: left out",
+               (unsigned long long)ticks, (unsigned long long)d->cur->ticks_per_second);
+}
+
+static inline void event_ts(fxt_decoder *d, tread_event *ev, uint64_t ticks)
 {
     if (fxt_ticks_to_ns(ticks, d->cur->ticks_per_second, &ev->ts) == 0)
         ev->flags |= TREAD_HAS_TS;
     else
-        warn_count(d, &d->c.ts_overflows, TREAD_WARN_NUMBER_RANGE,
-                   "timestamp of %llu ticks at %llu ticks/s is beyond the int64 "
-                   "nanosecond range: left out",
-                   (unsigned long long)ticks, (unsigned long long)d->cur->ticks_per_second);
+        warn_ts_overflow(d, ticks);
 }
+
+void fxt_event_ts(fxt_decoder *d, tread_event *ev, uint64_t ticks) { event_ts(d, ev, ticks); }
 
 static void warn_missing_string(fxt_decoder *d, unsigned idx, const char *what)
 {
@@ -191,8 +217,8 @@ static void warn_missing_string(fxt_decoder *d, unsigned idx, const char *what)
                what, idx, d->cur->id);
 }
 
-int fxt_string_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
-                   tread_str *out, const char *what)
+static inline int string_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
+                             tread_str *out, const char *what)
 {
     if (fxt_resolve_str(&d->actx, ref, inline_at, out) == 0)
         return 0;
@@ -200,8 +226,20 @@ int fxt_string_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at
     return -1;
 }
 
-int fxt_thread_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
-                   uint64_t *pid, uint64_t *tid)
+int fxt_string_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
+                   tread_str *out, const char *what)
+{
+    return string_ref(d, ref, inline_at, out, what);
+}
+
+static void warn_missing_thread(fxt_decoder *d, unsigned ref)
+{
+    warn_count(d, &d->c.thread_misses, TREAD_WARN_UNRESOLVED_REF,
+               "thread index %u not in the thread table of provider %u", ref, d->cur->id);
+}
+
+static inline int thread_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
+                             uint64_t *pid, uint64_t *tid)
 {
     if (ref == 0) {
         *pid = fxt_load64(*inline_at);
@@ -215,9 +253,14 @@ int fxt_thread_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at
         *tid = t->tid;
         return 0;
     }
-    warn_count(d, &d->c.thread_misses, TREAD_WARN_UNRESOLVED_REF,
-               "thread index %u not in the thread table of provider %u", ref, d->cur->id);
+    warn_missing_thread(d, ref);
     return -1;
+}
+
+int fxt_thread_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
+                   uint64_t *pid, uint64_t *tid)
+{
+    return thread_ref(d, ref, inline_at, pid, tid);
 }
 
 void fxt_warn_missing_args(fxt_decoder *d, const fxt_args_check *chk)
@@ -361,18 +404,17 @@ static int rec_initialization(fxt_decoder *d, const unsigned char *r, size_t len
     d->cur->ticks_per_second = tps;
     /* words after ticks_per_second (the Jane Street writer's base ticks and
      * base time) are an extension: left to the raw hook */
-    tread_event ev;
-    fxt_event_init(d, &ev);
-    ev.kind = TREAD_EVENT_CLOCK_SYNC;
-    ev.name.ptr = "ticks_per_second";
-    ev.name.len = sizeof "ticks_per_second" - 1;
-    ev.value = (double)tps;
-    ev.flags |= TREAD_HAS_VALUE;
+    tread_event *ev = fxt_event_init(d);
+    ev->kind = TREAD_EVENT_CLOCK_SYNC;
+    ev->name.ptr = "ticks_per_second";
+    ev->name.len = sizeof "ticks_per_second" - 1;
+    ev->value = (double)tps;
+    ev->flags |= TREAD_HAS_VALUE;
     if (tps <= (uint64_t)INT64_MAX) {
-        ev.value_int = (int64_t)tps;
-        ev.flags |= TREAD_VALUE_IS_INT;
+        ev->value_int = (int64_t)tps;
+        ev->flags |= TREAD_VALUE_IS_INT;
     }
-    return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 static int rec_string(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
@@ -415,14 +457,13 @@ static int rec_thread(fxt_decoder *d, const unsigned char *r, size_t len, uint64
     if (rc)
         return fail_store(d, rc);
     /* tid belongs to pid: so that callers can place every thread */
-    tread_event ev;
-    fxt_event_init(d, &ev);
-    ev.kind = TREAD_EVENT_METADATA;
-    ev.meta = TREAD_META_OTHER;
-    ev.name.ptr = "thread";
-    ev.name.len = 6;
-    set_thread(&ev, pid, tid);
-    return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+    tread_event *ev = fxt_event_init(d);
+    ev->kind = TREAD_EVENT_METADATA;
+    ev->meta = TREAD_META_OTHER;
+    ev->name.ptr = "thread";
+    ev->name.len = 6;
+    set_thread(ev, pid, tid);
+    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- event records ------------------------------------------------------- */
@@ -499,7 +540,10 @@ static int rec_event(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
     fxt_args_check chk;
     d->rec.nargs = nargs;
     d->rec.args_offset = nargs ? (size_t)(args - r) : 0;
-    if (fxt_args_walk(d->cur, args, end, nargs, &chk)) {
+    if (nargs == 0) {
+        chk.end = args;
+        chk.missing = 0;
+    } else if (fxt_args_walk(d->cur, args, end, nargs, &chk)) {
         fxt_warn_bad_args(d, &chk);
         return FXT_OK;
     }
@@ -510,27 +554,26 @@ static int rec_event(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
         return bad(d, msg);
     }
 
-    tread_event ev;
-    fxt_event_init(d, &ev);
+    tread_event *ev = fxt_event_init(d);
     if (et <= 10) {
-        ev.kind = event_kinds[et];
+        ev->kind = event_kinds[et];
     } else {
-        ev.kind = TREAD_EVENT_UNKNOWN;
+        ev->kind = TREAD_EVENT_UNKNOWN;
         fxt_warn(d, TREAD_WARN_UNKNOWN_RECORD,
                  "event record of unknown event type %u: delivered as an unknown event", et);
     }
-    fxt_event_ts(d, &ev, ticks);
+    event_ts(d, ev, ticks);
     uint64_t pid, tid;
-    if (fxt_thread_ref(d, tref, &thread_at, &pid, &tid) == 0)
-        set_thread(&ev, pid, tid);
+    if (thread_ref(d, tref, &thread_at, &pid, &tid) == 0)
+        set_thread(ev, pid, tid);
     else
-        ev.flags |= TREAD_THREAD_UNRESOLVED;
-    if (fxt_string_ref(d, cref, &strs, &ev.cat, "the category"))
-        ev.flags |= TREAD_CAT_UNRESOLVED;
-    if (fxt_string_ref(d, nref, &strs, &ev.name, "the name"))
-        ev.flags |= TREAD_NAME_UNRESOLVED;
+        ev->flags |= TREAD_THREAD_UNRESOLVED;
+    if (string_ref(d, cref, &strs, &ev->cat, "the category"))
+        ev->flags |= TREAD_CAT_UNRESOLVED;
+    if (string_ref(d, nref, &strs, &ev->name, "the name"))
+        ev->flags |= TREAD_NAME_UNRESOLVED;
     fxt_warn_missing_args(d, &chk);
-    set_args(d, &ev, args, (size_t)(chk.end - args));
+    set_args(d, ev, args, (size_t)(chk.end - args));
 
     uint64_t w = et <= 10 && event_words[et] ? fxt_load64(q) : 0;
     switch (et) {
@@ -538,14 +581,14 @@ static int rec_event(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
         /* A scope word after the arguments: the instant event layout of
          * older writers (0 thread, 1 process, 2 global). */
         if (end - q >= 8 && (w = fxt_load64(q)) <= 2)
-            ev.scope = (tread_scope)(w + 1);
+            ev->scope = (tread_scope)(w + 1);
         break;
     case 1:
-        ev.id_num = w;
-        ev.track_uuid = w;
-        ev.track_kind = TREAD_TRACK_COUNTER;
-        ev.flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
-        return emit_counter(d, &ev, args, chk.end);
+        ev->id_num = w;
+        ev->track_uuid = w;
+        ev->track_kind = TREAD_TRACK_COUNTER;
+        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
+        return emit_counter(d, ev, args, chk.end);
     case 4: {
         int64_t end_ns;
         if (fxt_ticks_to_ns(w, d->cur->ticks_per_second, &end_ns) != 0) {
@@ -553,35 +596,35 @@ static int rec_event(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
                        "end time of %llu ticks at %llu ticks/s is beyond the int64 "
                        "nanosecond range: no duration",
                        (unsigned long long)w, (unsigned long long)d->cur->ticks_per_second);
-        } else if (ev.flags & TREAD_HAS_TS) {
-            ev.dur = end_ns - ev.ts; /* both in 0..INT64_MAX: cannot overflow */
-            ev.flags |= TREAD_HAS_DUR;
+        } else if (ev->flags & TREAD_HAS_TS) {
+            ev->dur = end_ns - ev->ts; /* both in 0..INT64_MAX: cannot overflow */
+            ev->flags |= TREAD_HAS_DUR;
         }
         break;
     }
     case 5:
     case 6:
     case 7:
-        ev.id_num = w;
-        ev.track_uuid = w;
-        ev.track_kind = TREAD_TRACK_ASYNC;
-        ev.flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
+        ev->id_num = w;
+        ev->track_uuid = w;
+        ev->track_kind = TREAD_TRACK_ASYNC;
+        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
         break;
     case 8:
     case 9:
     case 10:
-        ev.id_num = w;
-        ev.flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
+        ev->id_num = w;
+        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
         d->flow_id = w;
         if (et == 10)
-            ev.terminating_flow_ids = (tread_ids){&d->flow_id, 1};
+            ev->terminating_flow_ids = (tread_ids){&d->flow_id, 1};
         else
-            ev.flow_ids = (tread_ids){&d->flow_id, 1};
+            ev->flow_ids = (tread_ids){&d->flow_id, 1};
         break;
     default:
         break;
     }
-    return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- blobs, objects -------------------------------------------------------- */
@@ -594,19 +637,18 @@ static int rec_blob(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t
     const unsigned char *q = r + 8;
     if (fxt_sref_bytes(nref) + fxt_pad8(size) > len - 8)
         return bad(d, "name or payload past the end of the record");
-    tread_event ev;
-    fxt_event_init(d, &ev);
-    ev.kind = TREAD_EVENT_BLOB;
-    if (fxt_string_ref(d, nref, &q, &ev.name, "the blob name"))
-        ev.flags |= TREAD_NAME_UNRESOLVED;
-    ev.value = (double)size;
-    ev.value_int = (int64_t)size;
-    ev.flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
-    if (fxt_emit_event(d, &ev))
+    tread_event *ev = fxt_event_init(d);
+    ev->kind = TREAD_EVENT_BLOB;
+    if (string_ref(d, nref, &q, &ev->name, "the blob name"))
+        ev->flags |= TREAD_NAME_UNRESOLVED;
+    ev->value = (double)size;
+    ev->value_int = (int64_t)size;
+    ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
+    if (fxt_emit_event(d, ev))
         return FXT_PAUSE;
     tread_blob b;
     memset(&b, 0, sizeof b);
-    b.name = ev.name;
+    b.name = ev->name;
     b.total_size = size;
     b.blob_type = btype;
     b.offset = d->rec.offset;
@@ -642,31 +684,28 @@ static int rec_userspace_object(fxt_decoder *d, const unsigned char *r, size_t l
         fxt_warn_bad_args(d, &chk);
         return FXT_OK;
     }
-    tread_event ev;
-    fxt_event_init(d, &ev);
-    ev.kind = TREAD_EVENT_OBJECT_NEW;
-    ev.id_num = ptr;
-    ev.flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
+    tread_event *ev = fxt_event_init(d);
+    ev->kind = TREAD_EVENT_OBJECT_NEW;
+    ev->id_num = ptr;
+    ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
     if (tref == 0) {
-        ev.pid = ev.tid = (int64_t)fxt_load64(q + 8);
-        ev.flags |= TREAD_HAS_PID;
+        ev->pid = ev->tid = (int64_t)fxt_load64(q + 8);
+        ev->flags |= TREAD_HAS_PID;
     } else {
         const fxt_thread *t = fxt_thread_get(d->cur, tref);
         if (t) {
-            ev.pid = ev.tid = (int64_t)t->pid;
-            ev.flags |= TREAD_HAS_PID;
+            ev->pid = ev->tid = (int64_t)t->pid;
+            ev->flags |= TREAD_HAS_PID;
         } else {
-            ev.flags |= TREAD_THREAD_UNRESOLVED;
-            warn_count(d, &d->c.thread_misses, TREAD_WARN_UNRESOLVED_REF,
-                       "thread index %u not in the thread table of provider %u", tref,
-                       d->cur->id);
+            ev->flags |= TREAD_THREAD_UNRESOLVED;
+            warn_missing_thread(d, tref);
         }
     }
-    if (fxt_string_ref(d, nref, &strs, &ev.name, "the object name"))
-        ev.flags |= TREAD_NAME_UNRESOLVED;
+    if (string_ref(d, nref, &strs, &ev->name, "the object name"))
+        ev->flags |= TREAD_NAME_UNRESOLVED;
     fxt_warn_missing_args(d, &chk);
-    set_args(d, &ev, args, (size_t)(chk.end - args));
-    return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+    set_args(d, ev, args, (size_t)(chk.end - args));
+    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* The "process" koid argument of a thread's kernel object record. */
@@ -705,44 +744,43 @@ static int rec_kernel_object(fxt_decoder *d, const unsigned char *r, size_t len,
         fxt_warn_bad_args(d, &chk);
         return FXT_OK;
     }
-    tread_event ev;
-    fxt_event_init(d, &ev);
+    tread_event *ev = fxt_event_init(d);
     tread_str label;
-    int unresolved = fxt_string_ref(d, nref, &strs, &label, "the object name");
+    int unresolved = string_ref(d, nref, &strs, &label, "the object name");
     fxt_warn_missing_args(d, &chk);
     uint64_t pid;
     switch (ktype) {
     case 1: /* ZX_OBJ_TYPE_PROCESS */
-        ev.kind = TREAD_EVENT_METADATA;
-        ev.meta = TREAD_META_PROCESS_NAME;
-        ev.name = (tread_str){"process_name", 12};
-        ev.meta_str = label;
-        ev.pid = ev.tid = (int64_t)koid;
-        ev.flags |= TREAD_HAS_PID;
+        ev->kind = TREAD_EVENT_METADATA;
+        ev->meta = TREAD_META_PROCESS_NAME;
+        ev->name = (tread_str){"process_name", 12};
+        ev->meta_str = label;
+        ev->pid = ev->tid = (int64_t)koid;
+        ev->flags |= TREAD_HAS_PID;
         break;
     case 2: /* ZX_OBJ_TYPE_THREAD */
-        ev.kind = TREAD_EVENT_METADATA;
-        ev.meta = TREAD_META_THREAD_NAME;
-        ev.name = (tread_str){"thread_name", 11};
-        ev.meta_str = label;
-        ev.tid = (int64_t)koid;
-        ev.flags |= TREAD_HAS_TID;
+        ev->kind = TREAD_EVENT_METADATA;
+        ev->meta = TREAD_META_THREAD_NAME;
+        ev->name = (tread_str){"thread_name", 11};
+        ev->meta_str = label;
+        ev->tid = (int64_t)koid;
+        ev->flags |= TREAD_HAS_TID;
         if (process_arg(d, args, chk.end, &pid)) {
-            ev.pid = (int64_t)pid;
-            ev.flags |= TREAD_HAS_PID;
+            ev->pid = (int64_t)pid;
+            ev->flags |= TREAD_HAS_PID;
         }
         break;
     default:
-        ev.kind = TREAD_EVENT_OBJECT_NEW;
-        ev.name = label;
-        ev.id_num = koid;
-        ev.flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
+        ev->kind = TREAD_EVENT_OBJECT_NEW;
+        ev->name = label;
+        ev->id_num = koid;
+        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
         break;
     }
     if (unresolved)
-        ev.flags |= TREAD_NAME_UNRESOLVED;
-    set_args(d, &ev, args, (size_t)(chk.end - args));
-    return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+        ev->flags |= TREAD_NAME_UNRESOLVED;
+    set_args(d, ev, args, (size_t)(chk.end - args));
+    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- scheduling, logs ----------------------------------------------------- */
@@ -768,7 +806,6 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
 {
     unsigned st = (unsigned)fxt_bits(h, 60, 63);
     const unsigned char *end = r + len, *q = r + 8;
-    tread_event ev;
     if (st == 0) { /* legacy context switch */
         unsigned cpu = (unsigned)fxt_bits(h, 16, 23), state = (unsigned)fxt_bits(h, 24, 27);
         unsigned oref = (unsigned)fxt_bits(h, 28, 35), iref = (unsigned)fxt_bits(h, 36, 43);
@@ -777,21 +814,21 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
             return bad(d, "threads past the end of the record");
         uint64_t ticks = fxt_load64(q), opid = 0, otid = 0, ipid = 0, itid = 0;
         const unsigned char *at = q + 8;
-        fxt_event_init(d, &ev);
-        ev.kind = TREAD_EVENT_CONTEXT_SWITCH;
-        ev.cpu = cpu;
-        ev.flags |= TREAD_HAS_CPU;
-        fxt_event_ts(d, &ev, ticks);
-        int have_out = fxt_thread_ref(d, oref, &at, &opid, &otid) == 0;
-        int have_in = fxt_thread_ref(d, iref, &at, &ipid, &itid) == 0;
+        tread_event *ev = fxt_event_init(d);
+        ev->kind = TREAD_EVENT_CONTEXT_SWITCH;
+        ev->cpu = cpu;
+        ev->flags |= TREAD_HAS_CPU;
+        event_ts(d, ev, ticks);
+        int have_out = thread_ref(d, oref, &at, &opid, &otid) == 0;
+        int have_in = thread_ref(d, iref, &at, &ipid, &itid) == 0;
         if (have_out)
-            set_thread(&ev, opid, otid);
+            set_thread(ev, opid, otid);
         else
-            ev.flags |= TREAD_THREAD_UNRESOLVED;
+            ev->flags |= TREAD_THREAD_UNRESOLVED;
         synth_thread(d, "out", have_out, opid, 1, otid, state, oprio);
         synth_thread(d, "in", have_in, ipid, 1, itid, -1, iprio);
-        set_args(d, &ev, end, 0);
-        return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+        set_args(d, ev, end, 0);
+        return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
     }
     if (st == 3) {
         /* Fiber switch (fxt-cpp's extension, not in the format document):
@@ -813,22 +850,22 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
         fxt_warn_bad_args(d, &chk);
         return FXT_OK;
     }
-    fxt_event_init(d, &ev);
-    ev.cpu = cpu;
-    ev.flags |= TREAD_HAS_CPU;
-    fxt_event_ts(d, &ev, fxt_load64(q));
-    ev.tid = (int64_t)fxt_load64(q + 8);
-    ev.flags |= TREAD_HAS_TID;
+    tread_event *ev = fxt_event_init(d);
+    ev->cpu = cpu;
+    ev->flags |= TREAD_HAS_CPU;
+    event_ts(d, ev, fxt_load64(q));
+    ev->tid = (int64_t)fxt_load64(q + 8);
+    ev->flags |= TREAD_HAS_TID;
     if (st == 1) {
-        ev.kind = TREAD_EVENT_CONTEXT_SWITCH;
+        ev->kind = TREAD_EVENT_CONTEXT_SWITCH;
         synth_thread(d, "out", 1, 0, 0, fxt_load64(q + 8), (int64_t)fxt_bits(h, 36, 39), -1);
         synth_thread(d, "in", 1, 0, 0, fxt_load64(q + 16), -1, -1);
     } else {
-        ev.kind = TREAD_EVENT_WAKEUP;
+        ev->kind = TREAD_EVENT_WAKEUP;
     }
     fxt_warn_missing_args(d, &chk);
-    set_args(d, &ev, args, (size_t)(chk.end - args));
-    return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+    set_args(d, ev, args, (size_t)(chk.end - args));
+    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
@@ -838,20 +875,19 @@ static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     const unsigned char *end = r + len, *q = r + 8;
     if ((uint64_t)(end - q) < 8 + fxt_tref_bytes(tref) + fxt_pad8(n))
         return bad(d, "thread or message past the end of the record");
-    tread_event ev;
-    fxt_event_init(d, &ev);
-    ev.kind = TREAD_EVENT_LOG;
-    fxt_event_ts(d, &ev, fxt_load64(q));
+    tread_event *ev = fxt_event_init(d);
+    ev->kind = TREAD_EVENT_LOG;
+    event_ts(d, ev, fxt_load64(q));
     const unsigned char *at = q + 8;
     uint64_t pid, tid;
-    if (fxt_thread_ref(d, tref, &at, &pid, &tid) == 0)
-        set_thread(&ev, pid, tid);
+    if (thread_ref(d, tref, &at, &pid, &tid) == 0)
+        set_thread(ev, pid, tid);
     else
-        ev.flags |= TREAD_THREAD_UNRESOLVED;
+        ev->flags |= TREAD_THREAD_UNRESOLVED;
     tread_str msg = {fxt_inline_str(&d->actx, at, n), n};
     synth_str(d, "message", msg);
-    set_args(d, &ev, end, 0);
-    return fxt_emit_event(d, &ev) ? FXT_PAUSE : FXT_OK;
+    set_args(d, ev, end, 0);
+    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- dispatch ---------------------------------------------------------------- */

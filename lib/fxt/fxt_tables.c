@@ -142,7 +142,11 @@ fxt_provider *fxt_provider_get(fxt_tables *t, uint32_t id, int *created, int *rc
 
 void fxt_provider_reset(fxt_tables *t, fxt_provider *pv)
 {
-    provider_free_tables(t, pv);
+    (void)t;
+    for (uint32_t i = 0; i < pv->string_slots; i++)
+        pv->strings[i].len = FXT_STRING_UNSET;
+    if (pv->threads)
+        memset(pv->threads, 0, FXT_THREAD_SLOTS * sizeof *pv->threads);
     pv->ticks_per_second = FXT_DEFAULT_TICKS_PER_SECOND;
 }
 
@@ -186,7 +190,11 @@ static int grow_strings(fxt_tables *t, fxt_provider *pv, unsigned idx)
         refund(t, more);
         return -1;
     }
-    memset(s + pv->string_slots, 0, (size_t)(n - pv->string_slots) * sizeof *s);
+    for (uint32_t i = pv->string_slots; i < n; i++) {
+        s[i].ptr = NULL;
+        s[i].len = FXT_STRING_UNSET;
+        s[i].cap = 0;
+    }
     pv->strings = s;
     pv->string_slots = n;
     return 0;
@@ -198,7 +206,7 @@ int fxt_string_put(fxt_tables *t, fxt_provider *pv, unsigned idx, const char *s,
     if (idx >= pv->string_slots && (rc = grow_strings(t, pv, idx)) != 0)
         return rc;
     fxt_string *e = &pv->strings[idx];
-    if (!e->ptr || e->cap < n + 1) {
+    if (e->cap < n + 1) {
         /* room for a little growth, so that churning slots settle */
         uint32_t cap = (uint32_t)((n + 1 + 15) & ~(size_t)15);
         if ((rc = charge(t, cap)) != 0)

@@ -20,9 +20,12 @@
 #define FXT_DEFAULT_TICKS_PER_SECOND UINT64_C(1000000000)
 
 typedef struct fxt_string {
-    char *ptr;          /* NUL-terminated copy; NULL: slot never registered */
-    uint32_t len, cap;
+    char *ptr;          /* NUL-terminated copy (kept when a reset empties
+                           the slot, for the next registration to reuse) */
+    uint32_t len, cap;  /* len FXT_STRING_UNSET: not registered */
 } fxt_string;
+
+#define FXT_STRING_UNSET UINT32_MAX
 
 typedef struct fxt_thread {
     uint64_t pid, tid;  /* process and thread koids */
@@ -56,7 +59,8 @@ void fxt_tables_free(fxt_tables *t);
 /* The provider with this id, created (empty, default tick rate) when
  * absent; NULL with *rc set on failure. *created says whether it is new. */
 fxt_provider *fxt_provider_get(fxt_tables *t, uint32_t id, int *created, int *rc);
-/* Forgets the provider's strings, threads and tick rate. */
+/* Forgets the provider's strings, threads and tick rate (the memory is
+ * kept for the registrations that follow). */
 void fxt_provider_reset(fxt_tables *t, fxt_provider *pv);
 int fxt_provider_set_name(fxt_tables *t, fxt_provider *pv, const char *s, size_t n);
 
@@ -68,7 +72,7 @@ int fxt_thread_put(fxt_tables *t, fxt_provider *pv, unsigned idx, uint64_t pid, 
 /* Lookups: NULL when the index was never registered. */
 static inline const fxt_string *fxt_string_get(const fxt_provider *pv, unsigned idx)
 {
-    if (idx >= pv->string_slots || !pv->strings[idx].ptr)
+    if (idx >= pv->string_slots || pv->strings[idx].len == FXT_STRING_UNSET)
         return NULL;
     return &pv->strings[idx];
 }
