@@ -55,7 +55,7 @@ static tread_str table_get(const tread_buf *tab, uint64_t idx)
     return s;
 }
 
-static int metadata(pf_decoder *d, const unsigned char *m, size_t len, const tread_event *base)
+static int metadata(pf_decoder *d, const unsigned char *m, size_t len, const pf_base *base)
 {
     pf_reader r;
     pf_field f;
@@ -111,7 +111,7 @@ static tread_event_kind chrome_kind(int ph)
 
 /* A ChromeTraceEvent (the pre-TrackEvent protobuf form of a JSON event). */
 static int trace_event(pf_decoder *d, const unsigned char *m, size_t len, const tread_buf *tab,
-                       const tread_event *base)
+                       const pf_base *base)
 {
     pf_reader r;
     pf_field f;
@@ -168,7 +168,7 @@ static int trace_event(pf_decoder *d, const unsigned char *m, size_t len, const 
     return 0;
 }
 
-int pf_chrome_bundle(pf_decoder *d, const unsigned char *m, size_t len, const tread_event *base)
+int pf_chrome_bundle(pf_decoder *d, const unsigned char *m, size_t len, const pf_base *base)
 {
     pf_reader r;
     pf_field f;

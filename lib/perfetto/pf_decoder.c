@@ -22,7 +22,7 @@
 
 /* ---- the queue -------------------------------------------------------- */
 
-pf_qitem *pf_queue_event(pf_decoder *d, const tread_event *base)
+pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
 {
     if (d->q_len == d->q_cap) {
         size_t n = d->q_cap ? d->q_cap * 2 : 16;
@@ -36,12 +36,20 @@ pf_qitem *pf_queue_event(pf_decoder *d, const tread_event *base)
     }
     pf_qitem *it = &d->q[d->q_len++];
     it->is_hook = it->fmt_id = it->fmt_bind = 0;
+    it->nul = 0;
     it->bind_num = 0;
     it->seq = NULL;
-    if (base)
-        it->ev = *base;
-    else
-        memset(&it->ev, 0, sizeof it->ev);
+    if (!base)
+        return it; /* the raw hook: no event */
+    tread_event *ev = &it->ev;
+    memset(ev, 0, sizeof *ev);
+    ev->offset = base->offset;
+    ev->flags = base->flags;
+    ev->seq_id = base->seq_id;
+    ev->ts = base->ts;
+    ev->raw_ts = base->raw_ts;
+    ev->clock_id = base->clock_id;
+    ev->raw = base->raw;
     return it;
 }
 
@@ -66,23 +74,31 @@ static tread_status deliver(pf_decoder *d, pf_qitem *it)
         return TREAD_STATUS_OK;
     }
     tread_event *ev = &it->ev;
-    size_t need = ev->name.len + ev->cat.len + ev->meta_str.len + ev->series.len + ev->id.len +
-                  ev->id_scope.len + 2 * 24 + 8;
+    unsigned nul = it->nul;
+    size_t need = ((nul & PF_NUL_NAME) ? 0 : ev->name.len) + ((nul & PF_NUL_CAT) ? 0 : ev->cat.len) +
+                  ((nul & PF_NUL_META) ? 0 : ev->meta_str.len) +
+                  ((nul & PF_NUL_SERIES) ? 0 : ev->series.len) + ev->id.len + ev->id_scope.len +
+                  2 * 24 + 8;
     d->strbuf.len = 0;
     if (tread_buf_reserve(&d->strbuf, need))
         return tread__fail(p, TREAD_ERROR_NOMEM, ev->offset, "out of memory");
-    put_str(&d->strbuf, &ev->name);
-    put_str(&d->strbuf, &ev->cat);
-    put_str(&d->strbuf, &ev->meta_str);
-    put_str(&d->strbuf, &ev->series);
-    put_str(&d->strbuf, &ev->id_scope);
+    if (!(nul & PF_NUL_NAME))
+        put_str(&d->strbuf, &ev->name);
+    if (!(nul & PF_NUL_CAT))
+        put_str(&d->strbuf, &ev->cat);
+    if (!(nul & PF_NUL_META))
+        put_str(&d->strbuf, &ev->meta_str);
+    if (!(nul & PF_NUL_SERIES))
+        put_str(&d->strbuf, &ev->series);
+    if (ev->id_scope.ptr)
+        put_str(&d->strbuf, &ev->id_scope);
     if (it->fmt_id) {
         char *dst = (char *)d->strbuf.data + d->strbuf.len;
         int n = snprintf(dst, 24, "0x%" PRIx64, ev->id_num);
         ev->id.ptr = dst;
         ev->id.len = (size_t)n;
         d->strbuf.len += (size_t)n + 1;
-    } else {
+    } else if (ev->id.ptr) {
         put_str(&d->strbuf, &ev->id);
     }
     if (it->fmt_bind) {
@@ -92,9 +108,10 @@ static tread_status deliver(pf_decoder *d, pf_qitem *it)
         ev->bind_id.len = (size_t)n;
         d->strbuf.len += (size_t)n + 1;
     }
-    ev->flow_ids.v = ev->flow_ids.n ? (const uint64_t *)(const void *)d->flowbuf.data : NULL;
-    ev->terminating_flow_ids.v =
-        ev->terminating_flow_ids.n ? (const uint64_t *)(const void *)d->tflowbuf.data : NULL;
+    if (ev->flow_ids.n)
+        ev->flow_ids.v = (const uint64_t *)(const void *)d->flowbuf.data;
+    if (ev->terminating_flow_ids.n)
+        ev->terminating_flow_ids.v = (const uint64_t *)(const void *)d->tflowbuf.data;
     if (it->seq)
         ev->args.ctx = &it->seq->actx;
     tread__emit(p, ev);
@@ -116,7 +133,7 @@ static tread_status drain(pf_decoder *d)
 
 /* ---- timestamps ------------------------------------------------------- */
 
-void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, tread_event *ev)
+void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, pf_base *ev)
 {
     uint32_t seq = s ? s->id : 0;
     int64_t abs = pf_clocks_absolute(d->clocks, seq, clock, (int64_t)value);
@@ -465,7 +482,7 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
         }
     }
 
-    tread_event base;
+    pf_base base;
     memset(&base, 0, sizeof base);
     base.offset = off;
     base.flags = TREAD_HAS_SEQ;
@@ -512,6 +529,7 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
         q->ev.phase = 'c';
         q->ev.name.ptr = "clock_snapshot";
         q->ev.name.len = sizeof "clock_snapshot" - 1;
+        q->nul |= PF_NUL_NAME;
     }
     if (pdesc && pf_process_descriptor(d, pdesc, pdesc_len, &base))
         return TREAD_STATUS_ERROR;

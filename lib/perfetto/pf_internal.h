@@ -63,6 +63,10 @@ typedef struct pf_entry {
     uint32_t field;            /* 0: empty slot */
     uint32_t len;
     const unsigned char *msg;  /* the whole interned message, in the arena */
+    const char *str;           /* its field 2 string (the name, for every
+                                  string-like entry), NUL-terminated copy in
+                                  the arena; NULL when it has none */
+    size_t str_len;
     int64_t ival;              /* PF_NS_COUNTER_VALUE: running values */
     double dval;
 } pf_entry;
@@ -109,11 +113,30 @@ typedef struct pf_track {
     size_t name_off, name_len; /* in the decoder's track-name buffer */
 } pf_track;
 
+/* What every event of a packet shares (set once per packet). */
+typedef struct pf_base {
+    uint64_t offset;
+    uint32_t flags;            /* TREAD_HAS_SEQ, TREAD_HAS_TS / _RAW_TS */
+    uint32_t seq_id;
+    uint32_t clock_id;
+    int64_t ts, raw_ts;
+    const void *raw;
+} pf_base;
+
+/* Bits of pf_qitem.nul: strings already NUL-terminated in memory that
+ * outlives the delivery (arena copies, static text, the decoder's own
+ * buffers), which delivery need not copy. */
+#define PF_NUL_NAME 1u
+#define PF_NUL_CAT 2u
+#define PF_NUL_META 4u
+#define PF_NUL_SERIES 8u
+
 /* One queued delivery: the raw hook or an event. Pointers in ev may point
  * into the packet (relocated on pause) or into the interning arena;
  * strings are copied NUL-terminated at delivery. */
 typedef struct pf_qitem {
     int is_hook;
+    unsigned nul;              /* PF_NUL_* */
     int fmt_id;                /* print id_num as the id text */
     int fmt_bind;              /* print bind_num as bind_id text */
     uint64_t bind_num;
@@ -215,44 +238,44 @@ pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off)
 int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len,
                         uint64_t off);
 /* The string field (number 2 in EventName/EventCategory/InternedString ...)
- * of an interned message, or 0. */
-int pf_interned_str(const pf_entry *e, uint32_t str_field, tread_str *out);
+ * of an interned message, NUL-terminated: 1, or 0 when it has none. */
+int pf_interned_str(const pf_entry *e, tread_str *out);
 
 /* pf_tracks.c */
 pf_track *pf_track_find(pf_decoder *d, uint64_t uuid);
 /* TrackDescriptor / ProcessDescriptor / ThreadDescriptor / ProcessTree:
  * updates the tables and queues metadata events. -1 after tread__fail. */
 int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
-                        const tread_event *base);
+                        const pf_base *base);
 int pf_process_descriptor(pf_decoder *d, const unsigned char *m, size_t len,
-                          const tread_event *base);
+                          const pf_base *base);
 int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
-                         const tread_event *base);
-int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const tread_event *base);
+                         const pf_base *base);
+int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const pf_base *base);
 tread_str pf_track_name(const pf_decoder *d, const pf_track *t);
 void pf_tracks_free(pf_decoder *d);
 
 /* pf_track_event.c: the events of one TrackEvent. base has the packet's
  * common fields (offset, seq, ts). -1 after tread__fail. */
 int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
-                   const tread_event *base);
+                   const pf_base *base);
 
 /* pf_chrome.c: a ChromeEventBundle. Queues its metadata and legacy
  * events, and sets up the legacy JSON for pf_chrome_continue. */
-int pf_chrome_bundle(pf_decoder *d, const unsigned char *m, size_t len, const tread_event *base);
+int pf_chrome_bundle(pf_decoder *d, const unsigned char *m, size_t len, const pf_base *base);
 /* Feeds queued legacy JSON to the nested JSON decoder. */
 tread_status pf_chrome_continue(pf_decoder *d);
 void pf_chrome_free(pf_decoder *d);
 
 /* pf_decoder.c */
 /* A new queue slot, zeroed, with base's fields; NULL after tread__fail. */
-pf_qitem *pf_queue_event(pf_decoder *d, const tread_event *base);
+pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base);
 /* A copy of bytes in the track-name buffer (interned bytes accounting).
  * -1 after tread__fail. */
 int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off);
 /* Charges bytes against max_interned_bytes; -1 after tread__fail. */
 int pf_charge(pf_decoder *d, size_t n, uint64_t off);
 /* Resolves a timestamp on clock to the trace clock into ev. */
-void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, tread_event *ev);
+void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, pf_base *base);
 
 #endif

@@ -192,6 +192,8 @@ static pf_entry *insert(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, 
         e->iid = iid;
         e->msg = NULL;
         e->len = 0;
+        e->str = NULL;
+        e->str_len = 0;
         e->ival = 0;
         e->dval = 0;
         s->tab_used++;
@@ -228,7 +230,7 @@ static unsigned char *arena_put(pf_decoder *d, pf_seq *s, const unsigned char *m
         }
     }
     unsigned char *dst = b->data + b->used;
-    if (len)
+    if (m && len)
         memcpy(dst, m, len);
     b->used += len;
     return dst;
@@ -248,11 +250,16 @@ int pf_seq_intern(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len
         pf_field ef;
         uint64_t iid = 0;
         int have = 0, erc;
+        const unsigned char *str = NULL;
+        size_t str_len = 0;
         pf_reader_init(&er, f.data, f.len);
         while ((erc = pf_next(&er, &ef)) == PF_OK) {
             if (ef.num == 1 && ef.wire == PF_WIRE_VARINT) {
                 iid = ef.v;
                 have = 1;
+            } else if (ef.num == 2 && ef.wire == PF_WIRE_LEN) {
+                str = ef.data;
+                str_len = ef.len;
             }
         }
         if (erc == PF_BAD || !have) {
@@ -264,11 +271,23 @@ int pf_seq_intern(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len
         unsigned char *copy = arena_put(d, s, f.data, f.len, off);
         if (!copy)
             return -1;
+        /* the name again, NUL-terminated: events point at it directly */
+        unsigned char *scopy = NULL;
+        if (str) {
+            scopy = arena_put(d, s, NULL, str_len + 1, off);
+            if (!scopy)
+                return -1;
+            if (str_len)
+                memcpy(scopy, str, str_len);
+            scopy[str_len] = 0;
+        }
         pf_entry *e = insert(d, s, f.num, iid, off);
         if (!e)
             return -1;
         e->msg = copy;
         e->len = (uint32_t)f.len;
+        e->str = (const char *)scopy;
+        e->str_len = str_len;
         d->n_interned_entries++;
     }
     if (rc == PF_BAD)
@@ -324,18 +343,11 @@ int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size
     return 0;
 }
 
-int pf_interned_str(const pf_entry *e, uint32_t str_field, tread_str *out)
+int pf_interned_str(const pf_entry *e, tread_str *out)
 {
-    pf_reader r;
-    pf_field f;
-    pf_reader_init(&r, e->msg, e->len);
-    int found = 0;
-    while (pf_next(&r, &f) == PF_OK) {
-        if (f.num == str_field && f.wire == PF_WIRE_LEN) {
-            out->ptr = (const char *)f.data;
-            out->len = f.len;
-            found = 1;
-        }
-    }
-    return found;
+    if (!e->str)
+        return 0;
+    out->ptr = e->str;
+    out->len = e->str_len;
+    return 1;
 }

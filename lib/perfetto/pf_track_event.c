@@ -150,7 +150,7 @@ static int lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tr
                       uint64_t off, const char *what)
 {
     const pf_entry *e = pf_seq_lookup(s, field, iid);
-    if (e && pf_interned_str(e, 2, out))
+    if (e && pf_interned_str(e, out))
         return 0;
     d->n_interning_misses++;
     tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, off,
@@ -269,9 +269,10 @@ static void default_extra(const pf_seq *s, uint32_t field, u64list *l)
 }
 
 /* A counter value on track t: unit_multiplier, then is_incremental. */
-static int set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, tread_event *ev, int is_int,
+static int set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q, int is_int,
                        int64_t iv, double dv)
 {
+    tread_event *ev = &q->ev;
     int64_t mult = t ? t->unit_multiplier : 1;
     if (t && t->is_incremental && s) {
         pf_entry *run = pf_seq_counter(d, s, t->uuid, ev->offset);
@@ -293,11 +294,13 @@ static int set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, tread_event 
     } else {
         ev->value = dv * (double)mult;
     }
+    /* track names are NUL-terminated in the decoder's buffer */
     tread_str tn = pf_track_name(d, t);
     ev->series = tn;
-    if (!ev->name.ptr || !ev->name.len) {
-        if (tn.ptr)
-            ev->name = tn;
+    q->nul |= PF_NUL_SERIES;
+    if ((!ev->name.ptr || !ev->name.len) && tn.ptr) {
+        ev->name = tn;
+        q->nul |= PF_NUL_NAME;
     }
     return 0;
 }
@@ -309,7 +312,7 @@ static void bad_field(pf_decoder *d, uint64_t off, const char *what)
 }
 
 int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
-                   const tread_event *base)
+                   const pf_base *base)
 {
     pf_reader r;
     pf_field f;
@@ -525,6 +528,7 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         uint64_t iid = has_name_iid ? name_iid : lg.name_iid;
         if (lookup_str(d, s, PF_INTERN_EVENT_NAMES, iid, &ev->name, off, "event name"))
             ev->flags |= TREAD_NAME_UNRESOLVED;
+        q->nul |= PF_NUL_NAME; /* the arena's copy, or "" */
     }
 
     /* categories */
@@ -535,6 +539,7 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                 ev->flags |= TREAD_CAT_UNRESOLVED;
             if (cat_iids.n == 1 && !ncat_str) {
                 ev->cat = c;
+                q->nul |= PF_NUL_CAT;
                 break;
             }
             if (!cats_joined && ncat_str && d->catbuf.len == 0 &&
@@ -547,8 +552,11 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         }
     }
     if (cats_joined) {
+        if (tread_buf_append(&d->catbuf, "", 1))
+            goto nomem;
         ev->cat.ptr = (const char *)d->catbuf.data;
-        ev->cat.len = d->catbuf.len;
+        ev->cat.len = d->catbuf.len - 1;
+        q->nul |= PF_NUL_CAT;
     } else if (ncat_str) {
         ev->cat = cat_str;
     }
@@ -661,13 +669,16 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
 
     /* counter value */
     if (ev->kind == TREAD_EVENT_COUNTER && (has_cv || has_dcv)) {
-        if (set_counter(d, s, t, ev, has_cv, cv, dcv))
+        if (set_counter(d, s, t, q, has_cv, cv, dcv))
             return -1;
     } else if (ev->kind == TREAD_EVENT_COUNTER) {
         tread_str tn = pf_track_name(d, t);
-        if (!ev->name.len && tn.ptr)
+        if (!ev->name.len && tn.ptr) {
             ev->name = tn;
+            q->nul |= PF_NUL_NAME;
+        }
         ev->series = tn;
+        q->nul |= PF_NUL_SERIES;
     }
 
     /* flows: pointers are set at delivery, the buffers may still grow */
@@ -711,8 +722,9 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             xe->raw_ts = main_ev->raw_ts;
             xe->clock_id = main_ev->clock_id;
             xe->cat = main_ev->cat;
+            xq->nul |= d->q[d->q_len - 2].nul & PF_NUL_CAT;
             const pf_track *xt = resolve_track(d, s, uuids->v[i], xe);
-            if (set_counter(d, s, xt, xe, !dbl, (int64_t)vals->v[i], pf_double(vals->v[i])))
+            if (set_counter(d, s, xt, xq, !dbl, (int64_t)vals->v[i], pf_double(vals->v[i])))
                 return -1;
         }
     }

@@ -192,7 +192,7 @@ static int read_thread(const unsigned char *m, size_t len, thread_info *ti)
     return rc == PF_BAD ? -1 : 0;
 }
 
-static int queue_meta(pf_decoder *d, const tread_event *base, tread_meta meta, int has_pid,
+static int queue_meta(pf_decoder *d, const pf_base *base, tread_meta meta, int has_pid,
                       int64_t pid, int has_tid, int64_t tid, tread_str str, int has_num,
                       int64_t num)
 {
@@ -213,6 +213,7 @@ static int queue_meta(pf_decoder *d, const tread_event *base, tread_meta meta, i
     if ((unsigned)meta < sizeof names / sizeof names[0] && names[meta]) {
         ev->name.ptr = names[meta];
         ev->name.len = strlen(names[meta]);
+        q->nul |= PF_NUL_NAME;
     }
     if (has_pid) {
         ev->flags |= TREAD_HAS_PID;
@@ -230,7 +231,7 @@ static int queue_meta(pf_decoder *d, const tread_event *base, tread_meta meta, i
     return 0;
 }
 
-static int process_events(pf_decoder *d, const proc_info *pi, const tread_event *base)
+static int process_events(pf_decoder *d, const proc_info *pi, const pf_base *base)
 {
     if (pi->name.ptr && queue_meta(d, base, TREAD_META_PROCESS_NAME, pi->has_pid, pi->pid, 0, 0,
                                    pi->name, 0, 0))
@@ -244,7 +245,7 @@ static int process_events(pf_decoder *d, const proc_info *pi, const tread_event 
     return 0;
 }
 
-static int thread_events(pf_decoder *d, const thread_info *ti, const tread_event *base)
+static int thread_events(pf_decoder *d, const thread_info *ti, const pf_base *base)
 {
     if (ti->name.ptr && queue_meta(d, base, TREAD_META_THREAD_NAME, ti->has_pid, ti->pid,
                                    ti->has_tid, ti->tid, ti->name, 0, 0))
@@ -255,13 +256,13 @@ static int thread_events(pf_decoder *d, const thread_info *ti, const tread_event
     return 0;
 }
 
-static void bad(pf_decoder *d, const tread_event *base, const char *what)
+static void bad(pf_decoder *d, const pf_base *base, const char *what)
 {
     tread__warn(d->p, TREAD_WARN_BAD_RECORD, base->offset, "%s does not decode: skipped", what);
 }
 
 int pf_process_descriptor(pf_decoder *d, const unsigned char *m, size_t len,
-                          const tread_event *base)
+                          const pf_base *base)
 {
     proc_info pi;
     if (read_process(m, len, &pi)) {
@@ -273,7 +274,7 @@ int pf_process_descriptor(pf_decoder *d, const unsigned char *m, size_t len,
 }
 
 int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
-                         const tread_event *base)
+                         const pf_base *base)
 {
     thread_info ti;
     if (read_thread(m, len, &ti)) {
@@ -296,7 +297,7 @@ int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_
     return thread_events(d, &ti, base);
 }
 
-int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const tread_event *base)
+int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const pf_base *base)
 {
     pf_reader r;
     pf_field f;
@@ -355,7 +356,7 @@ int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const tre
 }
 
 int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
-                        const tread_event *base)
+                        const pf_base *base)
 {
     (void)s;
     pf_reader r;

@@ -50,6 +50,11 @@ static inline int pf_varint(const unsigned char **pp, const unsigned char *end, 
 {
     const unsigned char *p = *pp;
     uint64_t v = 0;
+    if (p < end && !(*p & 0x80)) { /* most varints are one byte */
+        *out = *p;
+        *pp = p + 1;
+        return PF_OK;
+    }
     for (int shift = 0; shift < 70; shift += 7) {
         if (p >= end)
             return PF_BAD;
