@@ -14,8 +14,11 @@
  * A NestedValue dict whose keys and values are not interleaved needs a key
  * cursor besides the value cursor p: it takes a second stack slot.
  *
- * Each message is checked (fields decode, known fields have their wire
- * type) when its value is emitted, so walking it afterwards cannot fail.
+ * A DebugAnnotation or NestedValue is read whole (its own fields, not its
+ * children's) when its value is emitted: that picks the value and checks
+ * the fields; a bad one fails the iteration there. The other messages are
+ * checked as they are walked. Either way the cost is linear: each message's
+ * fields are read a bounded number of times, and a skip reads nothing.
  */
 #include "perfetto/pf_args.h"
 #include "perfetto/pf_wire.h"
