@@ -348,7 +348,7 @@ typedef struct tread_args_iter {
     /* lazy encodings: where each enclosing container ends, and a few words
      * of decoder state */
     const unsigned char *stack[TREAD_ARGS_ITER_MAX_NEST];
-    uint64_t state[8];
+    uint64_t state[4];
     int failed;          /* malformed data ended the iteration early */
 } tread_args_iter;
 
