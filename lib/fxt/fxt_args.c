@@ -117,32 +117,6 @@ const char *fxt_inline_str(fxt_args_ctx *c, const unsigned char *s, size_t n)
     return (const char *)d;
 }
 
-int fxt_resolve_str(fxt_args_ctx *c, unsigned ref, const unsigned char **inline_at,
-                    tread_str *out)
-{
-    if (ref == 0) {
-        out->ptr = "";
-        out->len = 0;
-        return 0;
-    }
-    if (fxt_sref_inline(ref)) {
-        size_t n = fxt_sref_len(ref);
-        out->ptr = fxt_inline_str(c, *inline_at, n);
-        out->len = n;
-        *inline_at += fxt_pad8(n);
-        return 0;
-    }
-    const fxt_string *s = fxt_string_get(c->pv, ref);
-    if (!s) {
-        out->ptr = "";
-        out->len = 0;
-        return -1;
-    }
-    out->ptr = s->ptr;
-    out->len = s->len;
-    return 0;
-}
-
 int fxt_arg_decode(fxt_args_ctx *c, const fxt_arg_raw *a, tread_arg *out)
 {
     if (!a->known)

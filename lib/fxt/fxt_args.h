@@ -86,8 +86,31 @@ const char *fxt_inline_str(fxt_args_ctx *c, const unsigned char *s, size_t n);
 /* Resolves a string ref: inline bytes at *inline_at (advanced past the
  * stream), or the table. Returns 0, or -1 when the index is not in the
  * table (*out is then "" with length 0). */
-int fxt_resolve_str(fxt_args_ctx *c, unsigned ref, const unsigned char **inline_at,
-                    tread_str *out);
+static inline int fxt_resolve_str(fxt_args_ctx *c, unsigned ref,
+                                  const unsigned char **inline_at, tread_str *out)
+{
+    if (ref & 0x8000u) {
+        size_t n = ref & 0x7fffu;
+        out->ptr = fxt_inline_str(c, *inline_at, n);
+        out->len = n;
+        *inline_at += (n + 7) & ~(size_t)7;
+        return 0;
+    }
+    if (ref == 0) {
+        out->ptr = "";
+        out->len = 0;
+        return 0;
+    }
+    const fxt_string *s = fxt_string_get(c->pv, ref);
+    if (!s) {
+        out->ptr = "";
+        out->len = 0;
+        return -1;
+    }
+    out->ptr = s->ptr;
+    out->len = s->len;
+    return 0;
+}
 
 /* Decodes the argument into *out (depth 0). Returns 0 for an argument of a
  * known type, 1 for one that is skipped. */

@@ -27,7 +27,7 @@ static void rec_provider(fxt_decoder *d)
     d->actx.pv = pv;
 }
 
-void fxt_begin_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off)
+static inline void begin_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off)
 {
     tread_fxt_record *rec = &d->rec;
     d->step = 0;
@@ -46,6 +46,11 @@ void fxt_begin_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64
     d->actx.shadow = d->shadow;
     d->actx.nsynth = 0;
     rec_provider(d);
+}
+
+void fxt_begin_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off)
+{
+    begin_record(d, r, len, off);
 }
 
 void fxt_emit_raw(fxt_decoder *d)
@@ -167,23 +172,37 @@ static int fail_store(fxt_decoder *d, int rc)
 tread_event *fxt_event_init(fxt_decoder *d)
 {
     tread_event *ev = &d->ev;
+    /* one store per field, each from a constant: chained assignments
+     * (a = b = {0}) read back what was just stored, a store-forwarding
+     * stall that cost more than all the rest */
+    static const tread_str no_str;
+    static const tread_args no_args;
+    static const tread_ids no_ids;
     ev->kind = TREAD_EVENT_UNKNOWN;
     ev->flags = 0;
-    ev->ts = ev->dur = ev->pid = ev->tid = ev->cpu = 0;
-    ev->name = ev->cat = ev->series = ev->meta_str = (tread_str){NULL, 0};
+    ev->ts = 0;
+    ev->dur = 0;
+    ev->pid = 0;
+    ev->tid = 0;
+    ev->cpu = 0;
+    ev->name = no_str;
+    ev->cat = no_str;
+    ev->series = no_str;
+    ev->meta_str = no_str;
     ev->id_num = 0;
     ev->scope = TREAD_SCOPE_NONE;
     ev->value = 0;
     ev->value_int = 0;
     ev->meta = TREAD_META_NONE;
-    ev->args = (tread_args){NULL, 0, TREAD_ARGS_TOKENS, NULL};
+    ev->args = no_args;
     ev->track_uuid = 0;
     ev->track_kind = TREAD_TRACK_NONE;
-    ev->flow_ids = ev->terminating_flow_ids = (tread_ids){NULL, 0};
+    ev->flow_ids = no_ids;
+    ev->terminating_flow_ids = no_ids;
     ev->offset = d->rec.offset;
     ev->raw = &d->rec;
     ev->provider_id = 0;
-    ev->provider_name = (tread_str){NULL, 0};
+    ev->provider_name = no_str;
     if (d->rec.has_provider) {
         ev->flags = TREAD_HAS_PROVIDER;
         ev->provider_id = d->rec.provider_id;
@@ -894,7 +913,7 @@ static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
 
 int fxt_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off)
 {
-    fxt_begin_record(d, r, len, off);
+    begin_record(d, r, len, off);
     uint64_t h = d->rec.header;
     switch (d->rec.type) {
     case FXT_REC_METADATA:
