@@ -109,6 +109,19 @@ static tread_event_kind chrome_kind(int ph)
     }
 }
 
+/* A microsecond field as ns, or warned when out of range. */
+static void us_field(pf_decoder *d, uint64_t v, int64_t *dst, uint32_t flag, tread_event *ev,
+                     const pf_base *base)
+{
+    if (pf_us_to_ns((int64_t)v, dst) == 0) {
+        ev->flags |= flag;
+        return;
+    }
+    tread__warn(d->p, TREAD_WARN_NUMBER_RANGE, base->offset,
+                "chrome trace event time of %lld us is out of the int64 ns range: ignored",
+                (long long)v);
+}
+
 /* A ChromeTraceEvent (the pre-TrackEvent protobuf form of a JSON event). */
 static int trace_event(pf_decoder *d, const unsigned char *m, size_t len, const tread_buf *tab,
                        const pf_base *base)
@@ -135,18 +148,18 @@ static int trace_event(pf_decoder *d, const unsigned char *m, size_t len, const 
         if (f.wire != PF_WIRE_VARINT)
             continue;
         switch (f.num) {
-        case 2: ev->flags |= TREAD_HAS_TS, ev->ts = (int64_t)f.v * 1000; break;
+        case 2: us_field(d, f.v, &ev->ts, TREAD_HAS_TS, ev, base); break;
         case 3: ev->phase = (int)(int32_t)f.v; break;
         case 4: ev->flags |= TREAD_HAS_TID, ev->tid = (int64_t)(int32_t)f.v; break;
-        case 5: ev->flags |= TREAD_HAS_DUR, ev->dur = (int64_t)f.v * 1000; break;
-        case 6: ev->flags |= TREAD_HAS_TDUR, ev->tdur = (int64_t)f.v * 1000; break;
+        case 5: us_field(d, f.v, &ev->dur, TREAD_HAS_DUR, ev, base); break;
+        case 6: us_field(d, f.v, &ev->tdur, TREAD_HAS_TDUR, ev, base); break;
         case 8:
             ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
             ev->id_num = f.v;
             q->fmt_id = 1;
             break;
         case 11: ev->flags |= TREAD_HAS_PID, ev->pid = (int64_t)(int32_t)f.v; break;
-        case 12: ev->flags |= TREAD_HAS_TTS, ev->tts = (int64_t)f.v * 1000; break;
+        case 12: us_field(d, f.v, &ev->tts, TREAD_HAS_TTS, ev, base); break;
         case 13: q->fmt_bind = 1, q->bind_num = f.v; break;
         case 15: ev->name = table_get(tab, f.v); break;
         case 16: ev->cat = table_get(tab, f.v); break;

@@ -224,6 +224,21 @@ typedef struct pf_decoder {
     uint64_t n_clears, n_bad_packets, n_interned_ignored;
 } pf_decoder;
 
+/* Microseconds to ns: 0, or -1 when the result leaves int64. */
+static inline int pf_us_to_ns(int64_t us, int64_t *ns)
+{
+    if (us > INT64_MAX / 1000 || us < INT64_MIN / 1000)
+        return -1;
+    *ns = us * 1000;
+    return 0;
+}
+
+/* Running sums written by the producer wrap rather than overflow. */
+static inline int64_t pf_wrap_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 /* pf_sequence.c */
 pf_seq *pf_seq_get(pf_decoder *d, uint32_t id);
 void pf_seq_clear(pf_decoder *d, pf_seq *s);

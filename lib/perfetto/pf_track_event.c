@@ -279,7 +279,7 @@ static int set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q,
         if (!run)
             return -1;
         if (is_int) {
-            run->ival += iv;
+            run->ival = pf_wrap_add(run->ival, iv);
             iv = run->ival;
         } else {
             run->dval += dv;
@@ -302,6 +302,18 @@ static int set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q,
         ev->name = tn;
         q->nul |= PF_NUL_NAME;
     }
+    return 0;
+}
+
+/* A microsecond value as ns in *dst: 1, or 0 (warned) out of range. */
+static int set_us(pf_decoder *d, int64_t us, int64_t *dst, const tread_event *ev, uint64_t off,
+                  const char *what)
+{
+    (void)ev;
+    if (pf_us_to_ns(us, dst) == 0)
+        return 1;
+    tread__warn(d->p, TREAD_WARN_NUMBER_RANGE, off,
+                "%s of %lld us is out of the int64 ns range: ignored", what, (long long)us);
     return 0;
 }
 
@@ -562,28 +574,26 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     }
 
     /* timestamps: TrackEvent's own legacy microsecond fields win */
-    if (has_ts_delta && s) {
-        s->ts_us += ts_delta;
-        ev->flags = (ev->flags | TREAD_HAS_TS) & ~TREAD_HAS_RAW_TS;
-        ev->ts = s->ts_us * 1000;
-    } else if (has_ts_abs) {
-        if (s)
+    if ((has_ts_delta && s) || has_ts_abs) {
+        int64_t us = ts_abs;
+        if (has_ts_delta && s)
+            us = s->ts_us = pf_wrap_add(s->ts_us, ts_delta);
+        else if (s)
             s->ts_us = ts_abs;
-        ev->flags = (ev->flags | TREAD_HAS_TS) & ~TREAD_HAS_RAW_TS;
-        ev->ts = ts_abs * 1000;
+        if (set_us(d, us, &ev->ts, ev, off, "timestamp"))
+            ev->flags = (ev->flags | TREAD_HAS_TS) & ~TREAD_HAS_RAW_TS;
     }
-    if (has_tt_delta && s) {
-        s->tt_us += tt_delta;
-        ev->flags |= TREAD_HAS_TTS;
-        ev->tts = s->tt_us * 1000;
-    } else if (has_tt_abs) {
-        if (s)
+    if ((has_tt_delta && s) || has_tt_abs) {
+        int64_t us = tt_abs;
+        if (has_tt_delta && s)
+            us = s->tt_us = pf_wrap_add(s->tt_us, tt_delta);
+        else if (s)
             s->tt_us = tt_abs;
-        ev->flags |= TREAD_HAS_TTS;
-        ev->tts = tt_abs * 1000;
+        if (set_us(d, us, &ev->tts, ev, off, "thread time"))
+            ev->flags |= TREAD_HAS_TTS;
     }
     if (has_ti_delta && s) {
-        s->ti += ti_delta;
+        s->ti = pf_wrap_add(s->ti, ti_delta);
         ev->flags |= TREAD_HAS_TICOUNT;
         ev->ticount = s->ti;
     } else if (has_ti_abs) {
@@ -599,14 +609,10 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
 
     /* legacy event fields */
     if (lg.present) {
-        if (lg.has_dur) {
+        if (lg.has_dur && set_us(d, lg.dur_us, &ev->dur, ev, off, "duration"))
             ev->flags |= TREAD_HAS_DUR;
-            ev->dur = lg.dur_us * 1000;
-        }
-        if (lg.has_tdur) {
+        if (lg.has_tdur && set_us(d, lg.tdur_us, &ev->tdur, ev, off, "thread duration"))
             ev->flags |= TREAD_HAS_TDUR;
-            ev->tdur = lg.tdur_us * 1000;
-        }
         if (lg.has_id) {
             ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
             if (lg.id_kind == 1)

@@ -503,7 +503,7 @@ static void test_sequence_state(void)
     /* the interned bytes are bounded */
     pb many;
     pb_init(&many);
-    pb_init(&k);
+    k.len = 0;
     char name[40];
     for (int i = 0; i < 400; i++) {
         snprintf(name, sizeof name, "a fairly long interned name %d", i);
