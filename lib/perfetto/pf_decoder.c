@@ -514,10 +514,14 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
     d->pkt.sequence_flags = flags;
     d->pkt.state = state;
     d->pkt.offset = off;
-    pf_qitem *hook = pf_queue_event(d, NULL);
-    if (!hook)
-        return TREAD_STATUS_ERROR;
-    hook->is_hook = 1;
+    if (p->cb.perfetto_packet) {
+        pf_qitem *hook = pf_queue_event(d, NULL);
+        if (!hook)
+            return TREAD_STATUS_ERROR;
+        hook->is_hook = 1;
+    } else {
+        p->stats.records++; /* what tread__emit_perfetto_packet counts */
+    }
     if (dropped)
         return TREAD_STATUS_OK;
 
