@@ -67,6 +67,11 @@ void fxt_emit_raw(fxt_decoder *d)
 
 /* Returns 1 when the warning was made (not a step already taken). */
 static int warn_v(fxt_decoder *d, tread_warning_kind kind, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
+#endif
+    ;
+static int warn_v(fxt_decoder *d, tread_warning_kind kind, const char *fmt, va_list ap)
 {
     fxt_emit_raw(d);
     if (!step(d))

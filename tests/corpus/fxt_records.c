@@ -10,7 +10,11 @@
  * (a large record is reported when its header part has arrived, before its
  * payload: the manifest counts only records present in full).
  *
- * Usage: fxt_records [--sniff] FILE   (default: the format forced to FXT)
+ * Usage: fxt_records [--sniff] FILE...   one JSON object per line, per file
+ *                                       (default: the format forced to FXT)
+ *        fxt_records --counts FILE...    per file, a "== FILE" line and what
+ *                                       tests/corpus/corpus_counts prints
+ *                                       (sniffed): the goldens' text
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -212,7 +216,7 @@ static void print_json_str(const char *p, size_t n)
 
 static void print_tally(const char *name, const tally *t)
 {
-    printf(",\n \"%s\": {", name);
+    printf(", \"%s\": {", name);
     for (int i = 0; i < t->count; i++)
         printf("%s\"%s\": %" PRIu64, i ? ", " : "", t->key[i], t->n[i]);
     printf("}");
@@ -228,20 +232,44 @@ static uint64_t counter(tread_parser *p, const char *name)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* What corpus_counts prints, for the goldens (fxt_corpus.sh). */
+static void print_counts(tread_parser *p, tread_status st)
 {
-    int sniff = argc == 3 && strcmp(argv[1], "--sniff") == 0;
-    if (argc != 2 + sniff) {
-        fprintf(stderr, "usage: fxt_records [--sniff] FILE\n");
-        return 2;
-    }
+    tread_stats s;
+    tread_get_stats(p, &s);
+    printf("format %s\ncompression %s\n", tread_format_name(s.format),
+           tread_compression_name(s.compression));
+    printf("bytes_decoded %" PRIu64 "\nrecords %" PRIu64 "\nevents %" PRIu64 "\n", s.bytes_decoded,
+           s.records, s.events);
+    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
+        if (s.events_by_kind[k])
+            printf("kind %s %" PRIu64 "\n", tread_event_kind_name((tread_event_kind)k),
+                   s.events_by_kind[k]);
+    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++)
+        if (s.warnings_by_kind[k])
+            printf("warning %s %" PRIu64 "\n", tread_warning_name((tread_warning_kind)k),
+                   s.warnings_by_kind[k]);
+    if (st == TREAD_STATUS_ERROR)
+        printf("error %s at %" PRIu64 ": %s\n", tread_error_name(tread_get_error(p)),
+               tread_get_error_offset(p), tread_get_error_message(p));
+}
+
+static int one_file(const char *path, int sniff, int counts)
+{
     static state s;
+    memset(&s, 0, sizeof s);
     tread_callbacks cb = {.fxt_record = on_record, .warning = on_warning};
     tread_parser *p = tread_parser_create(NULL);
     if (!p || (!sniff && tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_FXT) != 0))
         return 1;
     tread_set_callbacks(p, &cb, &s);
-    tread_status st = tread_parse_path(p, argv[1 + sniff]);
+    tread_status st = tread_parse_path(p, path);
+    if (counts) {
+        printf("== %s\n", path);
+        print_counts(p, st);
+        tread_parser_free(p);
+        return 0;
+    }
     if (s.pending) {
         merge(&s.types, &s.pending_types);
         merge(&s.subtypes, &s.pending_subtypes);
@@ -250,27 +278,46 @@ int main(int argc, char **argv)
     }
     tread_stats stats;
     tread_get_stats(p, &stats);
-    printf("{\"format\": \"%s\", \"records_framed\": %" PRIu64 ", \"events\": %" PRIu64,
+    printf("{\"file\": ");
+    print_json_str(path, strlen(path));
+    printf(", \"format\": \"%s\", \"records_framed\": %" PRIu64 ", \"events\": %" PRIu64,
            tread_format_name(stats.format), s.records, stats.events);
     print_tally("record_types", &s.types);
     print_tally("subtypes", &s.subtypes);
     print_tally("arg_types", &s.args);
     print_tally("warnings", &s.warnings);
-    printf(",\n \"providers\": {");
+    printf(", \"providers\": {");
     for (int i = 0; i < s.nproviders; i++) {
         printf("%s\"%" PRIu32 "\": ", i ? ", " : "", s.provider_ids[i]);
         print_json_str(s.provider_names[i], strlen(s.provider_names[i]));
     }
-    printf("},\n \"provider_section_switches\": %" PRIu64 ", \"index0_records_ignored\": %" PRIu64
+    printf("}, \"provider_section_switches\": %" PRIu64 ", \"index0_records_ignored\": %" PRIu64
            ", \"args_offset_mismatches\": %" PRIu64,
            counter(p, "provider_sections"), counter(p, "index0_records_ignored"),
            s.args_offset_mismatches);
     if (st == TREAD_STATUS_ERROR)
-        printf(",\n \"error\": \"%s\", \"error_offset\": %" PRIu64, tread_error_name(tread_get_error(p)),
+        printf(", \"error\": \"%s\", \"error_offset\": %" PRIu64, tread_error_name(tread_get_error(p)),
                tread_get_error_offset(p));
     else
-        printf(",\n \"error\": null");
+        printf(", \"error\": null");
     printf("}\n");
     tread_parser_free(p);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1, sniff = 0, counts = 0;
+    if (i < argc && strcmp(argv[i], "--sniff") == 0)
+        sniff = 1, i++;
+    else if (i < argc && strcmp(argv[i], "--counts") == 0)
+        counts = 1, sniff = 1, i++;
+    if (i >= argc) {
+        fprintf(stderr, "usage: fxt_records [--sniff | --counts] FILE...\n");
+        return 2;
+    }
+    int rc = 0;
+    for (; i < argc; i++)
+        rc |= one_file(argv[i], sniff, counts);
+    return rc;
 }
