@@ -338,6 +338,8 @@ static int relocate(pf_decoder *d, uint64_t off)
     }
     const unsigned char *nw = d->hold.data;
     for (size_t i = d->q_pos; i < d->q_len; i++) {
+        if (d->q[i].is_hook)
+            continue; /* no event in it */
         tread_event *ev = &d->q[i].ev;
         REBASE(ev->name.ptr, const char *);
         REBASE(ev->cat.ptr, const char *);

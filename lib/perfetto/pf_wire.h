@@ -116,7 +116,20 @@ static inline int pf_next(pf_reader *r, pf_field *f)
     const unsigned char *p = r->p;
     uint64_t tag, n;
     f->start = p;
-    if (pf_varint(&p, r->end, &tag) != PF_OK || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX)
+    f->v = 0; /* every member is defined whatever the wire type */
+    f->data = NULL;
+    f->len = 0;
+    /* tags of fields 1..2047 are one or two bytes: read them inline */
+    if (!(p[0] & 0x80)) {
+        tag = p[0];
+        p++;
+    } else if (r->end - p >= 2 && !(p[1] & 0x80)) {
+        tag = (uint64_t)(p[0] & 0x7f) | ((uint64_t)p[1] << 7);
+        p += 2;
+    } else if (pf_varint(&p, r->end, &tag) != PF_OK) {
+        return PF_BAD;
+    }
+    if (tag < 8 || (tag >> 3) > UINT32_MAX)
         return PF_BAD;
     f->num = (uint32_t)(tag >> 3);
     f->wire = (int)(tag & 7);
