@@ -706,6 +706,59 @@ static void test_raw_hook(void)
     fxb_free(&b);
 }
 
+/* ---- metadata odds and ends, limits ---- */
+
+static void test_metadata_and_limits(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    fxb_end(&b, fxb_begin(&b, 0 | (UINT64_C(3) << 16) | (UINT64_C(7) << 20)));  /* buffer full */
+    fxb_end(&b, fxb_begin(&b, 0 | (UINT64_C(3) << 16) | (UINT64_C(7) << 20) | (UINT64_C(5) << 52)));
+    fxb_end(&b, fxb_begin(&b, 0 | (UINT64_C(4) << 16) | (UINT64_C(1) << 20)));  /* trace info 1 */
+    fxb_end(&b, fxb_begin(&b, 0 | (UINT64_C(9) << 16)));                        /* metadata 9 */
+    fxb_word(&b, UINT64_C(0x0016547846040010));                                  /* magic again */
+    size_t s = fxb_event(&b, 0, 0, 1, 1, 2, 3);
+    fxb_end(&b, s);
+    collect c;
+    CHECK_EQ_INT(parse(&b, &c, 1, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_STR(c.warnings, "data_loss@96;unknown_record@104;unknown_record@112;unknown_record@120;");
+    CHECK_EQ_INT(c.ev[c.n - 1].ts, 3);
+
+    /* a record over TREAD_OPT_MAX_EVENT_BYTES */
+    s = fxb_event(&b, 0, 0, 1, 1, 2, 4);
+    for (int i = 0; i < 20; i++)
+        fxb_word(&b, 0);
+    fxb_end(&b, s);
+    tread_parser *p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_EVENT_BYTES, 64), 0);
+    CHECK_EQ_INT(tread_feed(p, b.d, b.len), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_EVENT);
+    CHECK_EQ_INT(tread_get_error_offset(p), s);
+    tread_parser_free(p);
+
+    /* strings over TREAD_OPT_MAX_STRING_BYTES, tables over
+     * TREAD_OPT_MAX_INTERNED_BYTES */
+    fxb t;
+    fxb_init(&t);
+    fxb_magic(&t);
+    fxb_provider_info(&t, 1, "p");
+    for (unsigned i = 1; i <= 600; i++)
+        fxb_string(&t, i * 50, "a string of some thirty bytes..");
+    p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_STRING_BYTES, 16), 0);
+    CHECK_EQ_INT(tread_feed(p, t.d, t.len), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_STRING);
+    tread_parser_free(p);
+    p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_INTERNED_BYTES, 8192), 0);
+    CHECK_EQ_INT(tread_feed(p, t.d, t.len), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_MEMORY);
+    tread_parser_free(p);
+    fxb_free(&t);
+    fxb_free(&b);
+}
+
 int main(void)
 {
     test_event_types();
@@ -718,5 +771,6 @@ int main(void)
     test_concatenated();
     test_chunks_and_stops();
     test_raw_hook();
+    test_metadata_and_limits();
     return TEST_EXIT();
 }
