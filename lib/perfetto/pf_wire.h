@@ -109,7 +109,13 @@ int pf_skip_group(const unsigned char **pp, const unsigned char *end, uint32_t n
 
 /* The next field of r. PF_OK with *f filled, PF_END at the end of the
  * data, PF_BAD for a malformed field (the reader is then left at it). */
-static inline int pf_next(pf_reader *r, pf_field *f)
+#if defined(__GNUC__)
+#define PF_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define PF_ALWAYS_INLINE
+#endif
+/* (always inlined: the hot loops walk every field through it) */
+static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
 {
     if (r->p >= r->end)
         return PF_END;
