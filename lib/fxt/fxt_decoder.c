@@ -153,10 +153,12 @@ static tread_status gather(fxt_decoder *d, const unsigned char *data, size_t len
         if (k < 0)
             return TREAD_STATUS_ERROR;
         if (k == 1) {
-            /* the header word stays in rbuf: the large record goes on */
+            /* the header word stays in rbuf: the large record goes on
+             * from it now (it may be all there is of the record) */
+            size_t used;
             d->need = 0;
             fxt_large_start(d, h, d->rec_offset, 8);
-            return TREAD_STATUS_OK;
+            return fxt_large_feed(d, data + *pos, 0, &used);
         }
         d->need = bytes;
         if (d->rbuf.len < d->need)
@@ -237,6 +239,13 @@ static tread_status fd_finish(void *dec)
     fxt_decoder *d = dec;
     if (d->finished)
         return TREAD_STATUS_OK;
+    if (d->large.phase == FXT_LARGE_HEADER || d->large.phase == FXT_LARGE_EMIT) {
+        /* what was gathered may complete the header part, or the record */
+        size_t used;
+        tread_status st = fxt_large_feed(d, (const unsigned char *)"", 0, &used);
+        if (st != TREAD_STATUS_OK)
+            return st;
+    }
     if (d->large.phase != FXT_LARGE_NONE) {
         tread_status st = fxt_large_truncated(d);
         if (st != TREAD_STATUS_OK)

@@ -759,6 +759,28 @@ static void test_metadata_and_limits(void)
     fxb_free(&b);
 }
 
+/* A large record whose header word is all the input has, fed a byte at a
+ * time: read from the gathered word (fuzz finding). */
+static void test_large_header_at_end(void)
+{
+    fxb b;
+    fxb_init(&b);
+    fxb_magic(&b);
+    size_t s = fxb_begin(&b, 15 | (UINT64_C(10) << 40)); /* blob format 10 */
+    fxb_end(&b, s);
+    static const int64_t force[] = {TREAD_OPT_FORMAT, TREAD_FORMAT_FXT, 0};
+    for (size_t chunk = 0; chunk < 2; chunk++) {
+        dump d;
+        dump_init(&d);
+        dump_parse(&d, b.d, b.len, chunk, force);
+        CHECK(strstr(d.text, "warning unknown_record off=8") != NULL);
+        CHECK(strstr(d.text, "truncated") == NULL);
+        CHECK(strstr(d.text, "status=0") != NULL);
+        dump_free(&d);
+    }
+    fxb_free(&b);
+}
+
 int main(void)
 {
     test_event_types();
@@ -772,5 +794,6 @@ int main(void)
     test_chunks_and_stops();
     test_raw_hook();
     test_metadata_and_limits();
+    test_large_header_at_end();
     return TEST_EXIT();
 }
