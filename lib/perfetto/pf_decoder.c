@@ -22,6 +22,13 @@
 
 /* ---- the queue -------------------------------------------------------- */
 
+/* Clearing an event: the compiler expands a fixed-size memset into
+ * "rep stos", whose start-up cost dominated the queue (measured: 17% of
+ * the cycles on chromium_startup); libc's vectorised memset, reached
+ * through a pointer the compiler cannot see through, is several times
+ * cheaper for these 560 bytes. */
+static void *(*volatile pf_clear)(void *, int, size_t) = memset;
+
 pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
 {
     if (d->q_len == d->q_cap) {
@@ -42,7 +49,7 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
     if (!base)
         return it; /* the raw hook: no event */
     tread_event *ev = &it->ev;
-    memset(ev, 0, sizeof *ev);
+    pf_clear(ev, 0, sizeof *ev);
     ev->offset = base->offset;
     ev->flags = base->flags;
     ev->seq_id = base->seq_id;

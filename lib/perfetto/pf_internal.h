@@ -77,6 +77,14 @@ typedef struct pf_block {
     unsigned char data[];
 } pf_block;
 
+/* A short list of repeated scalars (extra counter values and uuids). */
+typedef struct pf_u64list {
+    uint64_t v[PF_MAX_EXTRA_COUNTERS];
+    size_t n;
+    int present;
+    int overflow;              /* more than PF_MAX_EXTRA_COUNTERS */
+} pf_u64list;
+
 typedef struct pf_seq {
     uint32_t id;
     int seen;                  /* a packet was seen on it */
@@ -87,13 +95,13 @@ typedef struct pf_seq {
     size_t tab_size, tab_used;
     pf_block *blocks;
     uint64_t bytes;            /* held, counted against max_interned_bytes */
-    /* TracePacketDefaults, as a copy of the message (parsed when used) */
-    unsigned char *defaults;
-    size_t defaults_len;
+    /* TracePacketDefaults */
     int has_default_clock;
     uint32_t default_clock;
     int has_default_track;
     uint64_t default_track;
+    pf_u64list default_extra[2]; /* extra_counter_track_uuids, and the
+                                    extra_double_ ones, parsed once */
     /* ThreadDescriptor of the sequence (legacy thread-bound events) */
     int has_thread;
     int64_t pid, tid;
@@ -269,6 +277,10 @@ int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_
 int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const pf_base *base);
 tread_str pf_track_name(const pf_decoder *d, const pf_track *t);
 void pf_tracks_free(pf_decoder *d);
+
+/* A repeated scalar field, packed or not, appended to l (fixed: a fixed64
+ * or double field). 0, or -1 when the wire type does not fit. */
+int pf_read_repeated(const pf_field *f, int fixed, pf_u64list *l);
 
 /* pf_track_event.c: the events of one TrackEvent. base has the packet's
  * common fields (offset, seq, ts). -1 after tread__fail. */

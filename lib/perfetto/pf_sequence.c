@@ -89,9 +89,6 @@ static void seq_free_store(pf_decoder *d, pf_seq *s)
     tread_free(a, s->tab);
     s->tab = NULL;
     s->tab_size = s->tab_used = 0;
-    tread_free(a, s->defaults);
-    s->defaults = NULL;
-    s->defaults_len = 0;
     d->interned_total -= s->bytes;
     s->bytes = 0;
 }
@@ -100,6 +97,8 @@ void pf_seq_clear(pf_decoder *d, pf_seq *s)
 {
     seq_free_store(d, s);
     s->has_default_clock = s->has_default_track = 0;
+    for (int i = 0; i < 2; i++)
+        s->default_extra[i].n = 0, s->default_extra[i].present = 0;
     s->valid = 1;
     d->n_clears++;
 }
@@ -304,23 +303,10 @@ pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off)
 int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len,
                         uint64_t off)
 {
-    const tread_alloc *a = &d->p->alloc;
-    if (pf_charge(d, len, off))
-        return -1;
-    d->interned_total -= s->defaults_len;
-    s->bytes += len;
-    s->bytes -= s->defaults_len;
-    tread_free(a, s->defaults);
-    s->defaults = NULL;
-    s->defaults_len = 0;
+    /* parsed once here: what events need of it is kept in the sequence */
     s->has_default_clock = s->has_default_track = 0;
-    if (len) {
-        s->defaults = tread_malloc(a, len);
-        if (!s->defaults)
-            return nomem(d, off);
-        memcpy(s->defaults, msg, len);
-        s->defaults_len = len;
-    }
+    for (int i = 0; i < 2; i++)
+        s->default_extra[i].n = 0, s->default_extra[i].present = 0;
     pf_reader r;
     pf_field f;
     pf_reader_init(&r, msg, len);
@@ -336,6 +322,12 @@ int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size
                 if (tf.num == 11 && tf.wire == PF_WIRE_VARINT) {
                     s->has_default_track = 1;
                     s->default_track = tf.v;
+                } else if (tf.num == 31 || tf.num == 45) {
+                    /* extra_counter_track_uuids, extra_double_counter_track_uuids */
+                    if (pf_read_repeated(&tf, 0, &s->default_extra[tf.num == 45]))
+                        tread__warn(d->p, TREAD_WARN_BAD_FIELD, off,
+                                    "track_event_defaults extra counter uuids have the wrong "
+                                    "type: ignored");
                 }
             }
         }

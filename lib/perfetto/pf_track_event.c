@@ -38,12 +38,7 @@ enum {
 
 #define INTERNED_CORRELATION_ID_STR 43
 
-typedef struct u64list {
-    uint64_t v[PF_MAX_EXTRA_COUNTERS];
-    size_t n;
-    int present;
-    int overflow;
-} u64list;
+typedef pf_u64list u64list;
 
 static void list_add(u64list *l, uint64_t v)
 {
@@ -54,8 +49,7 @@ static void list_add(u64list *l, uint64_t v)
         l->overflow = 1;
 }
 
-/* A repeated scalar field, packed or not. fixed: 8 for fixed64/double. */
-static int read_repeated(const pf_field *f, int fixed, u64list *l)
+int pf_read_repeated(const pf_field *f, int fixed, u64list *l)
 {
     if (f->wire == PF_WIRE_LEN) {
         l->present = 1;
@@ -79,6 +73,8 @@ static int read_repeated(const pf_field *f, int fixed, u64list *l)
     list_add(l, f->v);
     return 0;
 }
+
+#define read_repeated pf_read_repeated
 
 /* Flow ids go to a growable buffer (no fixed bound but the packet's). */
 static int read_flows(pf_decoder *d, const pf_field *f, int fixed, tread_buf *b)
@@ -250,22 +246,6 @@ static const pf_track *resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid, tr
         ev->tid = s->tid;
     }
     return NULL;
-}
-
-/* The extra counter track uuids of the sequence's TrackEventDefaults. */
-static void default_extra(const pf_seq *s, uint32_t field, u64list *l)
-{
-    pf_reader r, tr;
-    pf_field f, tf;
-    pf_reader_init(&r, s->defaults, s->defaults_len);
-    while (pf_next(&r, &f) == PF_OK) {
-        if (f.num != 11 || f.wire != PF_WIRE_LEN)
-            continue;
-        pf_reader_init(&tr, f.data, f.len);
-        while (pf_next(&tr, &tf) == PF_OK)
-            if (tf.num == field)
-                (void)read_repeated(&tf, 0, l);
-    }
 }
 
 /* A counter value on track t: unit_multiplier, then is_incremental. */
@@ -693,21 +673,15 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
 
     /* extra counters: one COUNTER event per value, on its own track */
     for (int dbl = 0; dbl < 2; dbl++) {
-        u64list *vals = dbl ? &xdv : &xv, *uuids = dbl ? &xdu : &xu, defl;
+        u64list *vals = dbl ? &xdv : &xv, *uuids = dbl ? &xdu : &xu;
         if (!vals->present)
             continue;
         if (vals->overflow)
             tread__warn(d->p, TREAD_WARN_BAD_FIELD, off,
                         "more than %d extra counter values: the rest are ignored",
                         PF_MAX_EXTRA_COUNTERS);
-        if (!uuids->present) {
-            defl.n = 0;
-            defl.present = defl.overflow = 0;
-            if (s && s->defaults)
-                default_extra(s, dbl ? TE_EXTRA_DOUBLE_COUNTER_TRACK_UUIDS
-                                     : TE_EXTRA_COUNTER_TRACK_UUIDS, &defl);
-            uuids = &defl;
-        }
+        if (!uuids->present && s)
+            uuids = &s->default_extra[dbl];
         for (size_t i = 0; i < vals->n; i++) {
             if (i >= uuids->n) {
                 tread__warn(d->p, TREAD_WARN_BAD_FIELD, off,
