@@ -115,9 +115,10 @@ static int asked_to_stop(tread_parser *p, int before)
     return asked;
 }
 
-int fxt_emit_event(fxt_decoder *d, tread_event *ev)
+static inline int emit_event(fxt_decoder *d, tread_event *ev)
 {
-    fxt_emit_raw(d);
+    if (!d->raw_done)
+        fxt_emit_raw(d);
     if (!step(d))
         return 0;
     tread_parser *p = d->p;
@@ -126,6 +127,8 @@ int fxt_emit_event(fxt_decoder *d, tread_event *ev)
     tread__emit(p, ev);
     return asked_to_stop(p, before);
 }
+
+int fxt_emit_event(fxt_decoder *d, tread_event *ev) { return emit_event(d, ev); }
 
 int fxt_emit_piece(fxt_decoder *d, const tread_blob *b, int stepped)
 {
@@ -438,7 +441,7 @@ static int rec_initialization(fxt_decoder *d, const unsigned char *r, size_t len
         ev->value_int = (int64_t)tps;
         ev->flags |= TREAD_VALUE_IS_INT;
     }
-    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+    return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 static int rec_string(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
@@ -487,7 +490,7 @@ static int rec_thread(fxt_decoder *d, const unsigned char *r, size_t len, uint64
     ev->name.ptr = "thread";
     ev->name.len = 6;
     set_thread(ev, pid, tid);
-    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+    return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- event records ------------------------------------------------------- */
@@ -537,7 +540,7 @@ static int emit_counter(fxt_decoder *d, tread_event *ev, const unsigned char *p,
         ev->flags |= TREAD_HAS_VALUE;
         ev->series = v.key;
         series++;
-        if (fxt_emit_event(d, ev))
+        if (emit_event(d, ev))
             return FXT_PAUSE;
     }
     if (series == 0)
@@ -648,7 +651,7 @@ static int rec_event(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
     default:
         break;
     }
-    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+    return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- blobs, objects -------------------------------------------------------- */
@@ -668,7 +671,7 @@ static int rec_blob(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t
     ev->value = (double)size;
     ev->value_int = (int64_t)size;
     ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
-    if (fxt_emit_event(d, ev))
+    if (emit_event(d, ev))
         return FXT_PAUSE;
     tread_blob b;
     memset(&b, 0, sizeof b);
@@ -729,7 +732,7 @@ static int rec_userspace_object(fxt_decoder *d, const unsigned char *r, size_t l
         ev->flags |= TREAD_NAME_UNRESOLVED;
     fxt_warn_missing_args(d, &chk);
     set_args(d, ev, args, (size_t)(chk.end - args));
-    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+    return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* The "process" koid argument of a thread's kernel object record. */
@@ -804,7 +807,7 @@ static int rec_kernel_object(fxt_decoder *d, const unsigned char *r, size_t len,
     if (unresolved)
         ev->flags |= TREAD_NAME_UNRESOLVED;
     set_args(d, ev, args, (size_t)(chk.end - args));
-    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+    return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- scheduling, logs ----------------------------------------------------- */
@@ -852,7 +855,7 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
         synth_thread(d, "out", have_out, opid, 1, otid, state, oprio);
         synth_thread(d, "in", have_in, ipid, 1, itid, -1, iprio);
         set_args(d, ev, end, 0);
-        return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+        return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
     }
     if (st == 3) {
         /* Fiber switch (fxt-cpp's extension, not in the format document):
@@ -889,7 +892,7 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
     }
     fxt_warn_missing_args(d, &chk);
     set_args(d, ev, args, (size_t)(chk.end - args));
-    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+    return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
@@ -911,7 +914,7 @@ static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     tread_str msg = {fxt_inline_str(&d->actx, at, n), n};
     synth_str(d, "message", msg);
     set_args(d, ev, end, 0);
-    return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+    return emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
 
 /* ---- dispatch ---------------------------------------------------------------- */
