@@ -37,11 +37,11 @@ extern "C" {
 #endif
 
 #define TREAD_VERSION_MAJOR 0
-#define TREAD_VERSION_MINOR 1
+#define TREAD_VERSION_MINOR 2
 #define TREAD_VERSION_PATCH 0
-#define TREAD_VERSION_STRING "0.1.0"
+#define TREAD_VERSION_STRING "0.2.0"
 
-/* The library's version string, e.g. "0.1.0". */
+/* The library's version string, e.g. "0.2.0". */
 TREAD_API const char *tread_version(void);
 
 /* ------------------------------------------------------------------------ */
