@@ -1,7 +1,8 @@
 /*
  * The FXT decoder: framing (fxt_decoder.c), records to events
- * (fxt_records.c), large records streamed (fxt_large.c), per-provider
- * tables (fxt_tables.c), lazy arguments (fxt_args.c), ticks (fxt_time.c).
+ * (fxt_records.c, fxt_events.c, with the callbacks in fxt_emit.c), large
+ * records streamed (fxt_large.c), per-provider tables (fxt_tables.c), lazy
+ * arguments (fxt_args.c), ticks (fxt_time.c).
  *
  * Records are read straight from the caller's bytes when a whole record is
  * there; one that straddles two feeds is gathered in rbuf (at most 32 KiB).
@@ -95,39 +96,7 @@ typedef struct fxt_decoder {
     fxt_counters c;
 } fxt_decoder;
 
-/* ---- callbacks as steps (fxt_records.c) ------------------------------ */
-
-/* Starts the callbacks of a record at r (len bytes, at input offset off):
- * fills d->rec and the args context. */
-void fxt_begin_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off);
-/* The raw hook (once per record; counts the record). */
-void fxt_emit_raw(fxt_decoder *d);
-/* A warning (printf-style). */
-void fxt_warn(fxt_decoder *d, tread_warning_kind kind, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* An event. Returns 1 when its callback asked to stop. */
-int fxt_emit_event(fxt_decoder *d, tread_event *ev);
-/* A blob piece. Returns 1 when the callback asked to stop. */
-int fxt_emit_piece(fxt_decoder *d, const tread_blob *b, int stepped);
-/* The event to fill: reset, with what every event of the record has. */
-tread_event *fxt_event_init(fxt_decoder *d);
-/* Sets ev->ts from ticks, or warns of an overflow. */
-void fxt_event_ts(fxt_decoder *d, tread_event *ev, uint64_t ticks);
-/* A string ref of the record, warning when its index is not in the
- * table. Returns 0 or -1 (unresolved). */
-int fxt_string_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
-                   tread_str *out, const char *what);
-/* A thread ref: inline koids at *inline_at (advanced), or the table.
- * Returns 0 or -1 (unresolved, warned). */
-int fxt_thread_ref(fxt_decoder *d, unsigned ref, const unsigned char **inline_at,
-                   uint64_t *pid, uint64_t *tid);
-/* Warns of the args' indices that are not in the string table. */
-void fxt_warn_missing_args(fxt_decoder *d, const fxt_args_check *chk);
-/* The BAD_RECORD warning for an argument walk that failed. */
-void fxt_warn_bad_args(fxt_decoder *d, const fxt_args_check *chk);
+/* ---- records (fxt_records.c; callbacks in fxt_emit.h) ----------------- */
 
 /* Reads one whole normal record. FXT_OK, FXT_PAUSE (an event or piece
  * callback asked to stop; d->step steps were taken) or FXT_FAIL. */

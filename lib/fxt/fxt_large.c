@@ -7,7 +7,7 @@
  * bytes arrive. Padding and any words after the payload are skipped, as
  * are records of unknown large types and formats.
  */
-#include "fxt/fxt_decoder.h"
+#include "fxt/fxt_emit.h"
 #include "fxt/fxt_wire.h"
 
 #include <string.h>
@@ -101,7 +101,7 @@ tread_status fxt_large_emit(fxt_decoder *d)
     if (fxt_shadow_reserve(d, d->rbuf.len))
         return tread__fail(d->p, TREAD_ERROR_NOMEM, d->rec_offset, "out of memory");
     int verdict = large_parse(d->rbuf.data, d->rbuf.len, L->total, &lay, &need, &why);
-    fxt_begin_record(d, d->rbuf.data, d->rbuf.len, d->rec_offset);
+    fxt_record_begin(d, d->rbuf.data, d->rbuf.len, d->rec_offset);
     const unsigned char *r = d->rbuf.data;
     if (verdict == LARGE_UNKNOWN) {
         fxt_warn(d, TREAD_WARN_UNKNOWN_RECORD,

@@ -1,0 +1,207 @@
+/* A record's callbacks as steps, the event reset, references and their
+ * warnings, synthetic arguments (see fxt_emit.h). */
+#include "fxt/fxt_emit.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- callbacks as steps ------------------------------------------------ */
+
+void fxt_emit_raw(fxt_decoder *d)
+{
+    if (d->raw_done)
+        return;
+    d->raw_done = 1;
+    if (!fxt_step(d))
+        return;
+    d->c.records++;
+    d->c.by_type[d->rec.type]++;
+    tread__emit_fxt_record(d->p, &d->rec);
+}
+
+/* Returns 1 when the warning was made (not a step already taken). */
+static int warn_v(fxt_decoder *d, tread_warning_kind kind, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 0)))
+#endif
+    ;
+static int warn_v(fxt_decoder *d, tread_warning_kind kind, const char *fmt, va_list ap)
+{
+    fxt_emit_raw(d);
+    if (!fxt_step(d))
+        return 0;
+    char msg[224];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    tread__warn(d->p, kind, d->rec.offset, "%s", msg);
+    return 1;
+}
+
+void fxt_warn(fxt_decoder *d, tread_warning_kind kind, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    warn_v(d, kind, fmt, ap);
+    va_end(ap);
+}
+
+void fxt_warn_count(fxt_decoder *d, uint64_t *counter, tread_warning_kind kind, const char *fmt,
+                    ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (warn_v(d, kind, fmt, ap))
+        (*counter)++;
+    va_end(ap);
+}
+
+int fxt_emit_piece(fxt_decoder *d, const tread_blob *b, int stepped)
+{
+    if (stepped && !fxt_step(d))
+        return 0;
+    tread_parser *p = d->p;
+    d->c.blob_bytes += b->len;
+    int before = p->stop_requested;
+    p->stop_requested = 0;
+    tread__emit_blob(p, b);
+    return fxt_asked_to_stop(p, before);
+}
+
+/* ---- pieces of events -------------------------------------------------- */
+
+static const char *const type_names[16] = {
+    "metadata", "initialization", "string", "thread", "event", "blob", "userspace object",
+    "kernel object", "scheduling", "log", "type 10", "type 11", "type 12", "type 13",
+    "type 14", "large"};
+
+int fxt_bad(fxt_decoder *d, const char *what)
+{
+    fxt_warn(d, TREAD_WARN_BAD_RECORD, "%s record: %s: skipped", type_names[d->rec.type], what);
+    return FXT_OK;
+}
+
+int fxt_unknown(fxt_decoder *d, const char *what, unsigned value)
+{
+    fxt_warn(d, TREAD_WARN_UNKNOWN_RECORD, "%s record: %s %u unknown: skipped",
+             type_names[d->rec.type], what, value);
+    return FXT_OK;
+}
+
+int fxt_fail_store(fxt_decoder *d, int rc)
+{
+    if (rc == -2)
+        tread__fail(d->p, TREAD_ERROR_LIMIT_MEMORY, d->rec.offset,
+                    "FXT string and thread tables over the limit of %llu bytes "
+                    "(TREAD_OPT_MAX_INTERNED_BYTES)",
+                    (unsigned long long)d->p->max_interned_bytes);
+    else
+        tread__fail(d->p, TREAD_ERROR_NOMEM, d->rec.offset, "out of memory");
+    return FXT_FAIL;
+}
+
+/* The decoder's one event is zeroed when the decoder is made; FXT writes
+ * only the fields reset here, so the others stay zero without clearing
+ * the whole (large) struct for every event. */
+tread_event *fxt_event_init(fxt_decoder *d)
+{
+    tread_event *ev = &d->ev;
+    /* one store per field, each from a constant: chained assignments
+     * (a = b = {0}) read back what was just stored, a store-forwarding
+     * stall that cost more than all the rest */
+    static const tread_str no_str;
+    static const tread_args no_args;
+    static const tread_ids no_ids;
+    ev->kind = TREAD_EVENT_UNKNOWN;
+    ev->flags = 0;
+    ev->ts = 0;
+    ev->dur = 0;
+    ev->pid = 0;
+    ev->tid = 0;
+    ev->cpu = 0;
+    ev->name = no_str;
+    ev->cat = no_str;
+    ev->series = no_str;
+    ev->meta_str = no_str;
+    ev->id_num = 0;
+    ev->scope = TREAD_SCOPE_NONE;
+    ev->value = 0;
+    ev->value_int = 0;
+    ev->meta = TREAD_META_NONE;
+    ev->args = no_args;
+    ev->track_uuid = 0;
+    ev->track_kind = TREAD_TRACK_NONE;
+    ev->flow_ids = no_ids;
+    ev->terminating_flow_ids = no_ids;
+    ev->offset = d->rec.offset;
+    ev->raw = &d->rec;
+    ev->provider_id = 0;
+    ev->provider_name = no_str;
+    if (d->rec.has_provider) {
+        ev->flags = TREAD_HAS_PROVIDER;
+        ev->provider_id = d->rec.provider_id;
+        ev->provider_name = d->rec.provider_name;
+    }
+    return ev;
+}
+
+void fxt_warn_ts_overflow(fxt_decoder *d, uint64_t ticks)
+{
+    fxt_warn_count(d, &d->c.ts_overflows, TREAD_WARN_NUMBER_RANGE,
+               "timestamp of %llu ticks at %llu ticks/s is beyond the int64 "
+               "nanosecond range: left out",
+               (unsigned long long)ticks, (unsigned long long)d->cur->ticks_per_second);
+}
+
+void fxt_warn_missing_string(fxt_decoder *d, unsigned idx, const char *what)
+{
+    fxt_warn_count(d, &d->c.string_misses, TREAD_WARN_UNRESOLVED_REF,
+               "%s refers to string index %u, not in the string table of provider %u",
+               what, idx, d->cur->id);
+}
+
+void fxt_warn_missing_thread(fxt_decoder *d, unsigned ref)
+{
+    fxt_warn_count(d, &d->c.thread_misses, TREAD_WARN_UNRESOLVED_REF,
+               "thread index %u not in the thread table of provider %u", ref, d->cur->id);
+}
+
+void fxt_warn_missing_args(fxt_decoder *d, const fxt_args_check *chk)
+{
+    for (unsigned i = 0; i < chk->missing; i++)
+        fxt_warn_missing_string(d, chk->missing_refs[i], "an argument");
+}
+
+void fxt_warn_bad_args(fxt_decoder *d, const fxt_args_check *chk)
+{
+    static const char *const why[] = {"", "has size 0", "overruns the record",
+                                      "has a name or value past its size"};
+    char msg[96];
+    if (chk->past_end)
+        snprintf(msg, sizeof msg, "argument %u of %u is past the end of the record",
+                 chk->bad_index + 1, d->rec.nargs);
+    else
+        snprintf(msg, sizeof msg, "argument %u %s", chk->bad_index + 1, why[-chk->error]);
+    fxt_bad(d, msg);
+}
+
+/* Synthetic fields (see fxt_args.h). */
+void fxt_synth(fxt_decoder *d, tread_arg_type type, const char *key, uint64_t v)
+{
+    fxt_args_ctx *c = &d->actx;
+    if (c->nsynth >= FXT_MAX_SYNTH)
+        return;
+    tread_arg *a = &c->synth[c->nsynth++];
+    memset(a, 0, sizeof *a);
+    a->type = type;
+    if (key) {
+        a->key.ptr = key;
+        a->key.len = strlen(key);
+    }
+    a->v.u = v;
+}
+
+void fxt_synth_str(fxt_decoder *d, const char *key, tread_str s)
+{
+    fxt_synth(d, TREAD_ARG_STRING, key, 0);
+    d->actx.synth[d->actx.nsynth - 1].v.s = s;
+}
