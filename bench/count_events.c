@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <tread.h>
 
 typedef struct counts {
@@ -20,9 +21,20 @@ static int on_event(void *user, const tread_event *ev)
 {
     counts *c = user;
     c->by_kind[ev->kind]++;
-    c->name_bytes += ev->name.len;
-    for (size_t i = 0; i < ev->name.len; i++)
-        c->name_sum += (unsigned char)ev->name.ptr[i];
+    const unsigned char *s = (const unsigned char *)ev->name.ptr;
+    size_t n = ev->name.len, i = 0;
+    c->name_bytes += n;
+    /* every byte is read: eight at a time, summed in 16-bit lanes */
+    uint64_t sum = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        w = (w & 0x00ff00ff00ff00ffULL) + ((w >> 8) & 0x00ff00ff00ff00ffULL);
+        sum += (w * 0x0001000100010001ULL) >> 48;
+    }
+    for (; i < n; i++)
+        sum += s[i];
+    c->name_sum += sum;
     return 0;
 }
 
