@@ -120,11 +120,20 @@ uint32_t name_table_intern(name_table *t, const char *s, size_t len)
 {
     if (len > NAME_TABLE_MAX_NAME_LEN)
         len = NAME_TABLE_MAX_NAME_LEN;
+    uintptr_t a = (uintptr_t)s;
+    struct name_cache *c = &t->cache[(a ^ (a >> 9)) & (NAME_TABLE_CACHE - 1)];
+    if (c->ptr == s && c->id && c->len == len &&
+        memcmp(t->arena + t->entries[c->id].str_off, s, len) == 0)
+        return c->id;
     uint64_t h = str_hash(s, len);
     int found;
     uint32_t slot = find_slot(t, s, len, h, &found);
-    if (found)
-        return t->slots[slot];
+    if (found) {
+        c->ptr = s;
+        c->len = (uint32_t)len;
+        c->id = t->slots[slot];
+        return c->id;
+    }
 
     if (t->n_entries > NAME_TABLE_MAX_NAMES)
         goto full;
@@ -147,6 +156,9 @@ uint32_t name_table_intern(name_table *t, const char *s, size_t len)
     memcpy(t->arena + t->arena_len, s, len);
     t->arena_len += (uint32_t)len;
     t->slots[slot] = id;
+    c->ptr = s;
+    c->len = (uint32_t)len;
+    c->id = id;
     return id;
 full:
     t->capped = 1;

@@ -25,6 +25,8 @@ typedef struct name_entry {
     uint32_t len;
 } name_entry;
 
+#define NAME_TABLE_CACHE 256u /* a power of two */
+
 typedef struct name_table {
     name_entry *entries;  /* [0] is "(other)"; real names from 1 */
     uint32_t n_entries;
@@ -35,6 +37,12 @@ typedef struct name_table {
     uint32_t arena_len;
     uint32_t arena_cap;
     int capped;           /* some names went to "(other)" */
+    /* recently interned names by address (checked by content: the same
+     * address may hold another name later) */
+    struct name_cache {
+        const char *ptr;
+        uint32_t len, id;
+    } cache[NAME_TABLE_CACHE];
 } name_table;
 
 /* Returns 0, or -1 when out of memory. */

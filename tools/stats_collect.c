@@ -70,7 +70,17 @@ static thread_entry *note_thread(stats_collector *c, const tread_event *ev)
 {
     if (!(ev->flags & TREAD_HAS_PID))
         return NULL;
-    process_entry *p = process_table_get(&c->processes, ev->pid);
+    process_entry *p;
+    if (c->last_proc && c->last_pid == ev->pid && c->last_proc_slots == c->processes.slots &&
+        c->last_proc_n_slots == c->processes.n_slots) {
+        p = c->last_proc;
+    } else {
+        p = process_table_get(&c->processes, ev->pid);
+        c->last_proc = p;
+        c->last_pid = ev->pid;
+        c->last_proc_slots = c->processes.slots;
+        c->last_proc_n_slots = c->processes.n_slots;
+    }
     if (p) {
         p->events++;
         if ((ev->flags & TREAD_PID_IS_STRING) && ev->pid_str.ptr)

@@ -51,10 +51,25 @@ static int grow(thread_table *t)
     free(t->slots);
     t->slots = slots;
     t->n_slots = n;
+    t->last[0] = t->last[1] = NULL;
     return 0;
 }
 
-thread_entry *thread_table_get(thread_table *t, int64_t pid, int64_t tid)
+static thread_entry *lookup(thread_table *t, int64_t pid, int64_t tid);
+
+thread_entry *thread_table_find(thread_table *t, int64_t pid, int64_t tid)
+{
+    int k = pid == INT64_MIN;
+    thread_entry *e = lookup(t, pid, tid);
+    if (e) {
+        t->last[k] = e;
+        t->last_pid[k] = pid;
+        t->last_tid[k] = tid;
+    }
+    return e;
+}
+
+static thread_entry *lookup(thread_table *t, int64_t pid, int64_t tid)
 {
     uint32_t mask = t->n_slots - 1;
     uint32_t i = hash_ids(pid, tid) & mask;
@@ -72,7 +87,7 @@ thread_entry *thread_table_get(thread_table *t, int64_t pid, int64_t tid)
             t->capped = 1;
             return NULL;
         }
-        return thread_table_get(t, pid, tid); /* find the new free slot */
+        return lookup(t, pid, tid); /* find the new free slot */
     }
     thread_entry *e = &t->slots[i];
     memset(e, 0, sizeof *e);

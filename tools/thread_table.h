@@ -38,6 +38,10 @@ typedef struct thread_table {
     uint32_t n_seen;
     uint32_t frames;      /* stack frames allocated over all threads */
     int capped;           /* some threads were not tracked */
+    /* the last entry found, for threads (0) and for tracks (1, pid
+     * INT64_MIN): events come in runs on one thread or track */
+    int64_t last_pid[2], last_tid[2];
+    thread_entry *last[2];
 } thread_table;
 
 int thread_table_init(thread_table *t);
@@ -45,7 +49,16 @@ void thread_table_free(thread_table *t);
 
 /* The entry for (pid, tid), created if new; NULL when the table is full
  * (or memory ran out). */
-thread_entry *thread_table_get(thread_table *t, int64_t pid, int64_t tid);
+thread_entry *thread_table_find(thread_table *t, int64_t pid, int64_t tid);
+
+/* thread_table_find, with the last entry of each kind checked first. */
+static inline thread_entry *thread_table_get(thread_table *t, int64_t pid, int64_t tid)
+{
+    int k = pid == INT64_MIN;
+    if (t->last[k] && t->last_pid[k] == pid && t->last_tid[k] == tid)
+        return t->last[k];
+    return thread_table_find(t, pid, tid);
+}
 
 /* Pushes an open slice. Returns 0, or -1 when it does not fit (the caller
  * counts it; e->overflow then absorbs the matching E). */

@@ -1,4 +1,5 @@
-/* Group skipping for pf_wire.h (groups are rare: kept out of line). */
+/* The parts of pf_wire.h kept out of line: the whole field reader (the
+ * inline pf_next reads the common fields itself) and group skipping. */
 #include "perfetto/pf_wire.h"
 
 /* *pp is just after the start tag of group num; on PF_OK it is just after
@@ -49,5 +50,69 @@ int pf_skip_group(const unsigned char **pp, const unsigned char *end, uint32_t n
         }
     }
     *pp = p;
+    return PF_OK;
+}
+
+int pf_next_slow(pf_reader *r, pf_field *f)
+{
+    if (r->p >= r->end)
+        return PF_END;
+    const unsigned char *p = r->p;
+    uint64_t tag, n;
+    f->start = p;
+    f->v = 0; /* every member is defined whatever the wire type */
+    f->data = NULL;
+    f->len = 0;
+    if (pf_varint(&p, r->end, &tag) != PF_OK)
+        return PF_BAD;
+    if (tag < 8 || (tag >> 3) > UINT32_MAX)
+        return PF_BAD;
+    f->num = (uint32_t)(tag >> 3);
+    f->wire = (int)(tag & 7);
+    switch (f->wire) {
+    case PF_WIRE_VARINT:
+        if (pf_varint(&p, r->end, &f->v) != PF_OK)
+            return PF_BAD;
+        break;
+    case PF_WIRE_FIXED64:
+        if (r->end - p < 8)
+            return PF_BAD;
+        f->v = pf_le64(p);
+        p += 8;
+        break;
+    case PF_WIRE_FIXED32:
+        if (r->end - p < 4)
+            return PF_BAD;
+        f->v = pf_le32(p);
+        p += 4;
+        break;
+    case PF_WIRE_LEN:
+        if (pf_varint(&p, r->end, &n) != PF_OK || n > (uint64_t)(r->end - p))
+            return PF_BAD;
+        f->data = p;
+        f->len = (size_t)n;
+        p += n;
+        break;
+    case PF_WIRE_GROUP_START: {
+        const unsigned char *q = p;
+        if (pf_skip_group(&q, r->end, f->num) != PF_OK)
+            return PF_BAD;
+        f->data = p;
+        /* the contents, without the end tag: a varint of (num << 3 | 4)
+         * just before q */
+        uint64_t endtag = ((uint64_t)f->num << 3) | PF_WIRE_GROUP_END;
+        size_t taglen = 1;
+        while (endtag >= 0x80) {
+            endtag >>= 7;
+            taglen++;
+        }
+        f->len = (size_t)(q - p) - taglen;
+        p = q;
+        break;
+    }
+    default:
+        return PF_BAD; /* a lone group end, or wire types 6 and 7 */
+    }
+    r->p = p;
     return PF_OK;
 }

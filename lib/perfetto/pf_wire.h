@@ -108,85 +108,72 @@ static inline float pf_float(uint32_t bits)
 int pf_skip_group(const unsigned char **pp, const unsigned char *end, uint32_t num);
 
 /* The next field of r. PF_OK with *f filled, PF_END at the end of the
- * data, PF_BAD for a malformed field (the reader is then left at it). */
+ * data, PF_BAD for a malformed field (the reader is then left at it).
+ * Every member of *f is defined whatever the wire type. */
 #if defined(__GNUC__)
 #define PF_ALWAYS_INLINE __attribute__((always_inline))
+#define PF_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define PF_ALWAYS_INLINE
+#define PF_LIKELY(x) (x)
 #endif
-/* (always inlined: the hot loops walk every field through it) */
+
+/* The whole reader (any tag, wire type and length): out of line. */
+int pf_next_slow(pf_reader *r, pf_field *f);
+
+/* (always inlined: the hot loops walk every field through it) The common
+ * fields have a one-byte tag and are a varint or a length-delimited field
+ * with a one-byte length: read here in a handful of instructions (longer
+ * varints when at least 11 bytes remain); everything else goes to
+ * pf_next_slow. */
 static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
 {
-    if (r->p >= r->end)
+    const unsigned char *p = r->p, *end = r->end;
+    if (p >= end)
         return PF_END;
-    const unsigned char *p = r->p;
-    uint64_t tag, n;
-    f->start = p;
-    f->v = 0; /* every member is defined whatever the wire type */
-    f->data = NULL;
-    f->len = 0;
-    /* tags of fields 1..2047 are one or two bytes: read them inline */
-    if (!(p[0] & 0x80)) {
-        tag = p[0];
-        p++;
-    } else if (r->end - p >= 2 && !(p[1] & 0x80)) {
-        tag = (uint64_t)(p[0] & 0x7f) | ((uint64_t)p[1] << 7);
-        p += 2;
-    } else if (pf_varint(&p, r->end, &tag) != PF_OK) {
-        return PF_BAD;
-    }
-    if (tag < 8 || (tag >> 3) > UINT32_MAX)
-        return PF_BAD;
-    f->num = (uint32_t)(tag >> 3);
-    f->wire = (int)(tag & 7);
-    switch (f->wire) {
-    case PF_WIRE_VARINT:
-        if (pf_varint(&p, r->end, &f->v) != PF_OK)
-            return PF_BAD;
-        break;
-    case PF_WIRE_FIXED64:
-        if (r->end - p < 8)
-            return PF_BAD;
-        f->v = pf_le64(p);
-        p += 8;
-        break;
-    case PF_WIRE_FIXED32:
-        if (r->end - p < 4)
-            return PF_BAD;
-        f->v = pf_le32(p);
-        p += 4;
-        break;
-    case PF_WIRE_LEN:
-        if (pf_varint(&p, r->end, &n) != PF_OK || n > (uint64_t)(r->end - p))
-            return PF_BAD;
-        f->data = p;
-        f->len = (size_t)n;
-        p += n;
-        break;
-    case PF_WIRE_GROUP_START: {
-        const unsigned char *q = p;
-        if (pf_skip_group(&q, r->end, f->num) != PF_OK)
-            return PF_BAD;
-        f->data = p;
-        f->len = 0; /* set below: the contents, without the end tag */
-        {
-            /* the end tag is a varint of (num << 3 | 4) just before q */
-            uint64_t endtag = ((uint64_t)f->num << 3) | PF_WIRE_GROUP_END;
-            size_t taglen = 1;
-            while (endtag >= 0x80) {
-                endtag >>= 7;
-                taglen++;
+    unsigned t = p[0];
+    if (PF_LIKELY(t >= 8 && t < 0x80 && end - p >= 2)) {
+        unsigned w = t & 7;
+        uint64_t v = p[1];
+        if (w == PF_WIRE_VARINT) {
+            const unsigned char *q = p + 2;
+            if (v & 0x80) {
+                if (end - p < 11)
+                    return pf_next_slow(r, f);
+                /* at least 9 more bytes lie in [q, end) */
+                v &= 0x7f;
+                int shift = 7;
+                for (;;) {
+                    unsigned c = *q++;
+                    v |= (uint64_t)(c & 0x7f) << shift;
+                    if (!(c & 0x80))
+                        break;
+                    shift += 7;
+                    if (shift >= 70)
+                        return pf_next_slow(r, f); /* longer than 10 bytes */
+                }
             }
-            f->len = (size_t)(q - p) - taglen;
+            f->start = p;
+            f->num = t >> 3;
+            f->wire = PF_WIRE_VARINT;
+            f->v = v;
+            f->data = NULL;
+            f->len = 0;
+            r->p = q;
+            return PF_OK;
         }
-        p = q;
-        break;
+        if (w == PF_WIRE_LEN && v < 0x80 && v <= (uint64_t)(end - p - 2)) {
+            f->start = p;
+            f->num = t >> 3;
+            f->wire = PF_WIRE_LEN;
+            f->v = 0;
+            f->data = p + 2;
+            f->len = (size_t)v;
+            r->p = p + 2 + v;
+            return PF_OK;
+        }
     }
-    default:
-        return PF_BAD; /* a lone group end, or wire types 6 and 7 */
-    }
-    r->p = p;
-    return PF_OK;
+    return pf_next_slow(r, f);
 }
 
 /* Packed repeated varints: the next element of a LEN payload. */
