@@ -77,6 +77,20 @@ struct tread_parser {
 
 /* Delivers an event (fills in format). */
 void tread__emit(tread_parser *p, tread_event *ev);
+/* tread__emit inline, for decoders' per-event loops: the same, and
+ * returns 1 when this callback asked to stop (stop_requested is then set). */
+static inline int tread__emit_inline(tread_parser *p, tread_event *ev)
+{
+    ev->format = p->stats.format;
+    p->stats.events++;
+    if ((unsigned)ev->kind < TREAD_EVENT_KIND_COUNT_)
+        p->stats.events_by_kind[ev->kind]++;
+    if (p->cb.event && p->cb.event(p->user, ev)) {
+        p->stop_requested = 1;
+        return 1;
+    }
+    return 0;
+}
 /* Delivers a JSON raw record to the json_raw hook. */
 void tread__emit_json_raw(tread_parser *p, const tread_json_raw *raw);
 /* Delivers a Perfetto packet / FXT record to its raw hook (counts it in

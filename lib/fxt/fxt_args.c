@@ -70,8 +70,8 @@ static void note_missing(fxt_args_check *chk, unsigned ref)
         chk->missing_refs[chk->missing++] = ref;
 }
 
-int fxt_args_walk(const fxt_provider *pv, const unsigned char *p, const unsigned char *end,
-                  unsigned n, fxt_args_check *chk)
+int fxt_args_walk_full(const fxt_provider *pv, const unsigned char *p,
+                       const unsigned char *end, unsigned n, fxt_args_check *chk)
 {
     chk->end = p;
     chk->error = 0;

@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <tread.h>
 #include "core/decoder.h"
 #include "fxt/fxt_tables.h"
@@ -77,8 +78,53 @@ typedef struct fxt_args_check {
 
 /* Walks n arguments from p. Returns 0, or -1 when they do not fit (see
  * chk->error / past_end). */
-int fxt_args_walk(const fxt_provider *pv, const unsigned char *p, const unsigned char *end,
-                  unsigned n, fxt_args_check *chk);
+int fxt_args_walk_full(const fxt_provider *pv, const unsigned char *p, const unsigned char *end,
+                       unsigned n, fxt_args_check *chk);
+
+/* The same: a tight loop for the common case (every argument of a known
+ * fixed layout that fits, every index in the table), fxt_args_walk_full
+ * for anything else. */
+static inline int fxt_args_walk(const fxt_provider *pv, const unsigned char *p,
+                                const unsigned char *end, unsigned n, fxt_args_check *chk)
+{
+    const unsigned char *q = p;
+    for (unsigned i = 0; i < n; i++) {
+        if (end - q < 8)
+            return fxt_args_walk_full(pv, p, end, n, chk);
+        uint64_t h;
+        memcpy(&h, q, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        h = __builtin_bswap64(h);
+#endif
+        size_t bytes = (size_t)((h >> 4) & 0xfff) * 8;
+        unsigned type = (unsigned)(h & 15), nref = (unsigned)(h >> 16) & 0xffff;
+        size_t need = 8;
+        if (nref & 0x8000u)
+            need += ((nref & 0x7fffu) + 7) & ~(size_t)7;
+        else if (nref && (nref >= pv->string_slots || pv->strings[nref].len == FXT_STRING_UNSET))
+            return fxt_args_walk_full(pv, p, end, n, chk);
+        /* 1 null, int32, uint32, bool; 2 a value word; other types: full */
+        if ((0x0207u >> type) & 1) {
+        } else if ((0x01b8u >> type) & 1) {
+            need += 8;
+        } else if (type == 6) {
+            unsigned vref = (unsigned)(h >> 32) & 0xffff;
+            if (vref & 0x8000u)
+                need += ((vref & 0x7fffu) + 7) & ~(size_t)7;
+            else if (vref && (vref >= pv->string_slots ||
+                              pv->strings[vref].len == FXT_STRING_UNSET))
+                return fxt_args_walk_full(pv, p, end, n, chk);
+        } else {
+            return fxt_args_walk_full(pv, p, end, n, chk);
+        }
+        if (bytes == 0 || bytes > (size_t)(end - q) || need > bytes)
+            return fxt_args_walk_full(pv, p, end, n, chk);
+        q += bytes;
+    }
+    chk->end = q;
+    chk->missing = 0;
+    return 0;
+}
 
 /* A NUL-terminated view of n inline bytes at s inside the record. */
 const char *fxt_inline_str(fxt_args_ctx *c, const unsigned char *s, size_t n);

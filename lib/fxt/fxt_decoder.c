@@ -5,6 +5,7 @@
  * streamed (fxt_large.c). See fxt_decoder.h.
  */
 #include "fxt/fxt_decoder.h"
+#include "fxt/fxt_emit.h"
 #include "fxt/fxt_wire.h"
 
 #include <string.h>
@@ -19,6 +20,7 @@ int fxt_shadow_reserve(fxt_decoder *d, size_t n)
         return -1;
     d->shadow = s;
     d->shadow_cap = need;
+    d->actx.shadow = s;
     return 0;
 }
 
@@ -44,6 +46,8 @@ static void *fd_create(tread_parser *p)
     d->p = p;
     fxt_tables_init(&d->tables, &p->alloc, p->max_interned_bytes);
     d->cur = &d->tables.implicit;
+    fxt_rec_provider(d);
+    d->ev.raw = &d->rec; /* the rest of ev: see fxt_event_init */
     tread_buf_init(&d->rbuf, &p->alloc,
                    p->max_event_bytes > FXT_MAX_RECORD_BYTES ? p->max_event_bytes
                                                              : FXT_MAX_RECORD_BYTES);
@@ -86,12 +90,13 @@ static int check_header(fxt_decoder *d, uint64_t h, uint64_t off, size_t *bytes)
     return 0;
 }
 
-/* Reads a whole record at r. On a pause inside it, keeps a copy in rbuf
- * (unless it is there already) to be read again on resume. */
-static tread_status run_record(fxt_decoder *d, const unsigned char *r, size_t n, uint64_t off,
-                               int in_rbuf)
+/* After reading a whole record at r (fxt_record's result rc): on a pause
+ * inside it, keeps a copy in rbuf (unless it is there already) to be read
+ * again on resume. */
+static tread_status run_record_end(fxt_decoder *d, int rc, const unsigned char *r, size_t n,
+                                   uint64_t off)
 {
-    int rc = fxt_record(d, r, n, off);
+    int in_rbuf = r == d->rbuf.data;
     if (rc == FXT_FAIL)
         return TREAD_STATUS_ERROR;
     if (rc == FXT_PAUSE) {
@@ -164,7 +169,8 @@ static tread_status gather(fxt_decoder *d, const unsigned char *data, size_t len
         if (d->rbuf.len < d->need)
             return TREAD_STATUS_OK;
     }
-    return run_record(d, d->rbuf.data, d->rbuf.len, d->rec_offset, 1);
+    return run_record_end(d, fxt_record(d, d->rbuf.data, d->rbuf.len, d->rec_offset),
+                          d->rbuf.data, d->rbuf.len, d->rec_offset);
 }
 
 static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, size_t *consumed)
@@ -199,29 +205,42 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
                 break;
             continue;
         }
-        /* whole records, read in place */
+        /* whole records, read in place: a tight loop over the header
+         * words; check_header for what is not a plain normal record */
+        const size_t max_bytes = d->p->max_event_bytes;
+        uint64_t off = d->offset;
         while (len - pos >= 8) {
             uint64_t h = fxt_load64(data + pos);
-            size_t n = 0;
-            int k = check_header(d, h, d->offset, &n);
-            if (k < 0) {
-                *consumed = pos;
-                return TREAD_STATUS_ERROR;
-            }
-            if (k == 1) {
-                fxt_large_start(d, h, d->offset, 0);
-                break;
+            size_t n = (size_t)((h >> 4) & 0xfff) * 8;
+            if ((h & 15) == FXT_REC_LARGE || n == 0 || n > max_bytes ||
+                h == FXT_MAGIC_WORD_SWAPPED) {
+                int k = check_header(d, h, off, &n);
+                if (k < 0) {
+                    d->offset = off;
+                    *consumed = pos;
+                    return TREAD_STATUS_ERROR;
+                }
+                if (k == 1) {
+                    d->offset = off;
+                    fxt_large_start(d, h, off, 0);
+                    break;
+                }
             }
             if (n > len - pos)
                 break;
-            st = run_record(d, data + pos, n, d->offset, 0);
-            pos += n;
-            d->offset += n;
-            if (st != TREAD_STATUS_OK) {
+            int rc = fxt_record(d, data + pos, n, off);
+            if (rc != FXT_OK || d->p->stop_requested) {
+                d->offset = off;
+                st = run_record_end(d, rc, data + pos, n, off);
+                pos += n;
+                d->offset += n;
                 *consumed = pos;
                 return st;
             }
+            pos += n;
+            off += n;
         }
+        d->offset = off;
         if (d->large.phase == FXT_LARGE_NONE && pos < len) {
             size_t before = pos;
             st = gather(d, data, len, &pos);

@@ -8,18 +8,6 @@
 
 /* ---- callbacks as steps ------------------------------------------------ */
 
-void fxt_emit_raw(fxt_decoder *d)
-{
-    if (d->raw_done)
-        return;
-    d->raw_done = 1;
-    if (!fxt_step(d))
-        return;
-    d->c.records++;
-    d->c.by_type[d->rec.type]++;
-    tread__emit_fxt_record(d->p, &d->rec);
-}
-
 /* Returns 1 when the warning was made (not a step already taken). */
 static int warn_v(fxt_decoder *d, tread_warning_kind kind, const char *fmt, va_list ap)
 #if defined(__GNUC__)
@@ -100,48 +88,41 @@ int fxt_fail_store(fxt_decoder *d, int rc)
 }
 
 /* The decoder's one event is zeroed when the decoder is made; FXT writes
- * only the fields reset here, so the others stay zero without clearing
- * the whole (large) struct for every event. */
-tread_event *fxt_event_init(fxt_decoder *d)
+ * only the fields of fxt_event_init_fast and of these groups, so the
+ * others stay zero without clearing the whole (large) struct for every
+ * event. One store per field, each from a constant: chained assignments
+ * (a = b = {0}) read back what was just stored, a store-forwarding stall. */
+void fxt_event_clear(fxt_decoder *d, unsigned groups)
 {
     tread_event *ev = &d->ev;
-    /* one store per field, each from a constant: chained assignments
-     * (a = b = {0}) read back what was just stored, a store-forwarding
-     * stall that cost more than all the rest */
     static const tread_str no_str;
-    static const tread_args no_args;
     static const tread_ids no_ids;
-    ev->kind = TREAD_EVENT_UNKNOWN;
-    ev->flags = 0;
-    ev->ts = 0;
-    ev->dur = 0;
-    ev->pid = 0;
-    ev->tid = 0;
-    ev->cpu = 0;
-    ev->name = no_str;
-    ev->cat = no_str;
-    ev->series = no_str;
-    ev->meta_str = no_str;
-    ev->id_num = 0;
-    ev->scope = TREAD_SCOPE_NONE;
-    ev->value = 0;
-    ev->value_int = 0;
-    ev->meta = TREAD_META_NONE;
-    ev->args = no_args;
-    ev->track_uuid = 0;
-    ev->track_kind = TREAD_TRACK_NONE;
-    ev->flow_ids = no_ids;
-    ev->terminating_flow_ids = no_ids;
-    ev->offset = d->rec.offset;
-    ev->raw = &d->rec;
-    ev->provider_id = 0;
-    ev->provider_name = no_str;
-    if (d->rec.has_provider) {
-        ev->flags = TREAD_HAS_PROVIDER;
-        ev->provider_id = d->rec.provider_id;
-        ev->provider_name = d->rec.provider_name;
+    if (groups & FXT_EV_DUR)
+        ev->dur = 0;
+    if (groups & FXT_EV_CPU)
+        ev->cpu = 0;
+    if (groups & FXT_EV_VALUE) {
+        ev->series = no_str;
+        ev->value = 0;
+        ev->value_int = 0;
     }
-    return ev;
+    if (groups & FXT_EV_META) {
+        ev->meta = TREAD_META_NONE;
+        ev->meta_str = no_str;
+    }
+    if (groups & FXT_EV_ID)
+        ev->id_num = 0;
+    if (groups & FXT_EV_SCOPE)
+        ev->scope = TREAD_SCOPE_NONE;
+    if (groups & FXT_EV_TRACK) {
+        ev->track_uuid = 0;
+        ev->track_kind = TREAD_TRACK_NONE;
+    }
+    if (groups & FXT_EV_FLOWS) {
+        ev->flow_ids = no_ids;
+        ev->terminating_flow_ids = no_ids;
+    }
+    d->ev_dirty = 0;
 }
 
 void fxt_warn_ts_overflow(fxt_decoder *d, uint64_t ticks)

@@ -16,43 +16,57 @@
 /* 1 when the next callback is to be made: not one taken before a pause. */
 static inline int fxt_step(fxt_decoder *d) { return d->step++ >= d->resume_step; }
 
-/* The record's provider, after a provider switch too. */
+/* The record's provider, after a provider switch too: set in the record,
+ * the args context and the event once per switch, not per record. */
 static inline void fxt_rec_provider(fxt_decoder *d)
 {
     const fxt_provider *pv = d->cur;
+    tread_str name = {pv->name ? pv->name : "", pv->name ? pv->name_len : 0};
     d->rec.has_provider = !pv->implicit;
     d->rec.provider_id = pv->id;
-    d->rec.provider_name.ptr = pv->name ? pv->name : "";
-    d->rec.provider_name.len = pv->name ? pv->name_len : 0;
+    d->rec.provider_name = name;
     d->actx.pv = pv;
+    d->ev.provider_id = pv->implicit ? 0 : pv->id;
+    d->ev.provider_name = pv->implicit ? (tread_str){NULL, 0} : name;
+    d->ev_flags = pv->implicit ? 0 : TREAD_HAS_PROVIDER;
 }
 
 /* Starts the callbacks of a record at r (len bytes, at input offset off):
- * fills d->rec and the args context. */
+ * fills d->rec and the args context (the provider part is set by
+ * fxt_rec_provider when the provider changes). */
 static inline void fxt_record_begin(fxt_decoder *d, const unsigned char *r, size_t len,
                                     uint64_t off)
 {
     tread_fxt_record *rec = &d->rec;
+    uint64_t h = fxt_load64(r);
+    unsigned type = (unsigned)(h & 15);
     d->step = 0;
     d->raw_done = 0;
     rec->data = r;
     rec->len = len;
     rec->offset = off;
-    rec->header = fxt_load64(r);
-    rec->type = (unsigned)(rec->header & 15);
-    rec->size_words = rec->type == FXT_REC_LARGE ? fxt_bits(rec->header, 4, 35)
-                                                 : fxt_bits(rec->header, 4, 15);
+    rec->header = h;
+    rec->type = type;
+    rec->size_words = type == FXT_REC_LARGE ? fxt_bits(h, 4, 35) : fxt_bits(h, 4, 15);
     rec->args_offset = 0;
     rec->nargs = 0;
     d->actx.rec = r;
     d->actx.rec_end = r + len;
-    d->actx.shadow = d->shadow;
     d->actx.nsynth = 0;
-    fxt_rec_provider(d);
 }
 
 /* The raw hook (once per record; counts the record). */
-void fxt_emit_raw(fxt_decoder *d);
+static inline void fxt_emit_raw(fxt_decoder *d)
+{
+    if (d->raw_done)
+        return;
+    d->raw_done = 1;
+    if (!fxt_step(d))
+        return;
+    d->c.records++;
+    d->c.by_type[d->rec.type]++;
+    tread__emit_fxt_record(d->p, &d->rec);
+}
 
 /* A warning (printf-style); fxt_warn_count also counts it in *counter,
  * once. */
@@ -87,23 +101,62 @@ static inline int fxt_asked_to_stop(tread_parser *p, int before)
 /* An event. Returns 1 when its callback asked to stop. */
 static inline int fxt_emit_event(fxt_decoder *d, tread_event *ev)
 {
-    if (!d->raw_done)
-        fxt_emit_raw(d);
+    fxt_emit_raw(d);
     if (!fxt_step(d))
         return 0;
-    tread_parser *p = d->p;
-    int before = p->stop_requested;
-    p->stop_requested = 0;
-    tread__emit(p, ev);
-    return fxt_asked_to_stop(p, before);
+    return tread__emit_inline(d->p, ev);
 }
 
 /* A blob piece (a step of the record when stepped). Returns 1 when the
  * callback asked to stop. */
 int fxt_emit_piece(fxt_decoder *d, const tread_blob *b, int stepped);
 
-/* The event to fill: reset, with what every event of the record has. */
-tread_event *fxt_event_init(fxt_decoder *d);
+/* The event to fill: reset, with what every event of the record has.
+ * fxt_event_init clears every field FXT writes (any record reader);
+ * fxt_event_init_fast, for the readers that say what they set in
+ * d->ev_dirty (event records), clears only the groups set since. */
+enum {
+    FXT_EV_DUR = 1u << 0,    /* dur */
+    FXT_EV_CPU = 1u << 1,    /* cpu */
+    FXT_EV_VALUE = 1u << 2,  /* series, value, value_int */
+    FXT_EV_META = 1u << 3,   /* meta, meta_str */
+    FXT_EV_ID = 1u << 4,     /* id_num */
+    FXT_EV_SCOPE = 1u << 5,  /* scope */
+    FXT_EV_TRACK = 1u << 6,  /* track_uuid, track_kind */
+    FXT_EV_FLOWS = 1u << 7,  /* flow_ids, terminating_flow_ids */
+    FXT_EV_ALL = 0xffu
+};
+void fxt_event_clear(fxt_decoder *d, unsigned groups);
+
+static inline tread_event *fxt_event_init_fast(fxt_decoder *d)
+{
+    tread_event *ev = &d->ev;
+    if (d->ev_dirty)
+        fxt_event_clear(d, d->ev_dirty);
+    ev->kind = TREAD_EVENT_UNKNOWN;
+    ev->flags = d->ev_flags;
+    ev->ts = 0;
+    ev->pid = 0;
+    ev->tid = 0;
+    ev->name.ptr = NULL;
+    ev->name.len = 0;
+    ev->cat.ptr = NULL;
+    ev->cat.len = 0;
+    ev->args.data = NULL;
+    ev->args.len = 0;
+    ev->args.encoding = TREAD_ARGS_TOKENS;
+    ev->args.ctx = NULL;
+    ev->offset = d->rec.offset;
+    return ev;
+}
+
+static inline tread_event *fxt_event_init(fxt_decoder *d)
+{
+    d->ev_dirty = FXT_EV_ALL;
+    tread_event *ev = fxt_event_init_fast(d);
+    d->ev_dirty = FXT_EV_ALL; /* the reader may set anything */
+    return ev;
+}
 
 void fxt_warn_ts_overflow(fxt_decoder *d, uint64_t ticks);
 void fxt_warn_missing_string(fxt_decoder *d, unsigned idx, const char *what);

@@ -96,7 +96,7 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
         return fxt_bad(d, msg);
     }
 
-    tread_event *ev = fxt_event_init(d);
+    tread_event *ev = fxt_event_init_fast(d);
     if (et <= 10) {
         ev->kind = event_kinds[et];
     } else {
@@ -122,14 +122,17 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
     case 0:
         /* A scope word after the arguments: the instant event layout of
          * older writers (0 thread, 1 process, 2 global). */
-        if (end - q >= 8 && (w = fxt_load64(q)) <= 2)
+        if (end - q >= 8 && (w = fxt_load64(q)) <= 2) {
             ev->scope = (tread_scope)(w + 1);
+            d->ev_dirty |= FXT_EV_SCOPE;
+        }
         break;
     case 1:
         ev->id_num = w;
         ev->track_uuid = w;
         ev->track_kind = TREAD_TRACK_COUNTER;
         ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK | FXT_EV_VALUE;
         return emit_counter(d, ev, args, chk.end);
     case 4: {
         int64_t end_ns;
@@ -141,6 +144,7 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
         } else if (ev->flags & TREAD_HAS_TS) {
             ev->dur = end_ns - ev->ts; /* both in 0..INT64_MAX: cannot overflow */
             ev->flags |= TREAD_HAS_DUR;
+            d->ev_dirty |= FXT_EV_DUR;
         }
         break;
     }
@@ -151,12 +155,14 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
         ev->track_uuid = w;
         ev->track_kind = TREAD_TRACK_ASYNC;
         ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK;
         break;
     case 8:
     case 9:
     case 10:
         ev->id_num = w;
         ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_FLOWS;
         d->flow_id = w;
         if (et == 10)
             ev->terminating_flow_ids = (tread_ids){&d->flow_id, 1};
