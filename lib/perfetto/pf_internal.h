@@ -21,6 +21,8 @@
 #define PF_ARENA_BLOCK 16384        /* interning arena block size */
 #define PF_ZOUT_CHUNK 65536         /* decompressed bytes per step */
 #define PF_MAX_EXTRA_COUNTERS 64    /* extra counter values of one event */
+#define PF_TRACK_CACHE 64           /* track lookups cached (a power of two) */
+#define PF_INTERN_CACHE 32          /* interned lookups cached per sequence */
 
 /* TracePacket fields. */
 enum {
@@ -107,6 +109,13 @@ typedef struct pf_seq {
     int64_t pid, tid;
     int64_t ts_us, tt_us, ti;  /* legacy delta-encoded references */
     pf_args_ctx actx;          /* what lazy args look interned data up in */
+    /* recently found entries, direct-mapped on (field, iid); emptied when
+     * the store moves or is cleared (entries are never removed otherwise) */
+    struct pf_icache {
+        uint64_t iid;
+        uint32_t field;
+        pf_entry *e;
+    } icache[PF_INTERN_CACHE];
 } pf_seq;
 
 typedef struct pf_track {
@@ -181,6 +190,12 @@ typedef struct pf_decoder {
     /* tracks */
     pf_track *tracks;
     size_t track_size, track_used;
+    /* recently found tracks, direct-mapped on the uuid; emptied when the
+     * table moves (tracks are never removed otherwise) */
+    struct pf_tcache {
+        uint64_t uuid;
+        pf_track *t;
+    } tcache[PF_TRACK_CACHE];
     tread_buf track_names;
     uint64_t interned_total;   /* all sequences + track names */
 
@@ -257,7 +272,43 @@ int pf_seq_intern(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len
 const pf_entry *pf_seq_lookup(const pf_seq *s, uint32_t field, uint64_t iid);
 /* The running value slot of an incremental counter; NULL when out of
  * memory (after tread__fail). */
-pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off);
+pf_entry *pf_seq_counter_slot(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off);
+
+static inline struct pf_icache *pf_icache_of(pf_seq *s, uint32_t field, uint64_t iid)
+{
+    return &s->icache[(iid ^ (iid >> 7) ^ ((uint64_t)field * 5)) & (PF_INTERN_CACHE - 1)];
+}
+
+/* pf_seq_lookup through the sequence's cache (s may be NULL). */
+static inline const pf_entry *pf_seq_find(pf_seq *s, uint32_t field, uint64_t iid)
+{
+    if (!s)
+        return NULL;
+    struct pf_icache *c = pf_icache_of(s, field, iid);
+    if (c->e && c->iid == iid && c->field == field)
+        return c->e;
+    const pf_entry *e = pf_seq_lookup(s, field, iid);
+    if (e) {
+        c->iid = iid;
+        c->field = field;
+        c->e = (pf_entry *)(uintptr_t)e;
+    }
+    return e;
+}
+
+static inline pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off)
+{
+    struct pf_icache *c = pf_icache_of(s, PF_NS_COUNTER_VALUE, track);
+    if (c->e && c->iid == track && c->field == PF_NS_COUNTER_VALUE)
+        return c->e;
+    pf_entry *e = pf_seq_counter_slot(d, s, track, off);
+    if (e) {
+        c->iid = track;
+        c->field = PF_NS_COUNTER_VALUE;
+        c->e = e;
+    }
+    return e;
+}
 int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len,
                         uint64_t off);
 /* The string field (number 2 in EventName/EventCategory/InternedString ...)
@@ -265,7 +316,20 @@ int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size
 int pf_interned_str(const pf_entry *e, tread_str *out);
 
 /* pf_tracks.c */
-pf_track *pf_track_find(pf_decoder *d, uint64_t uuid);
+pf_track *pf_track_lookup(pf_decoder *d, uint64_t uuid);
+/* The track of uuid, NULL when unknown (or uuid 0); cached. */
+static inline pf_track *pf_track_find(pf_decoder *d, uint64_t uuid)
+{
+    struct pf_tcache *c = &d->tcache[(uuid ^ (uuid >> 17)) & (PF_TRACK_CACHE - 1)];
+    if (c->t && c->uuid == uuid)
+        return c->t;
+    pf_track *t = pf_track_lookup(d, uuid);
+    if (t) {
+        c->uuid = uuid;
+        c->t = t;
+    }
+    return t;
+}
 /* TrackDescriptor / ProcessDescriptor / ThreadDescriptor / ProcessTree:
  * updates the tables and queues metadata events. -1 after tread__fail. */
 int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,

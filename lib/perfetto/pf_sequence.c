@@ -88,6 +88,7 @@ static void seq_free_store(pf_decoder *d, pf_seq *s)
     s->blocks = NULL;
     tread_free(a, s->tab);
     s->tab = NULL;
+    memset(s->icache, 0, sizeof s->icache);
     s->tab_size = s->tab_used = 0;
     d->interned_total -= s->bytes;
     s->bytes = 0;
@@ -157,6 +158,7 @@ static int tab_grow(pf_decoder *d, pf_seq *s, uint64_t off)
     }
     tread_free(&d->p->alloc, s->tab);
     s->tab = t;
+    memset(s->icache, 0, sizeof s->icache);
     s->tab_size = n;
     return 0;
 }
@@ -295,7 +297,7 @@ int pf_seq_intern(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len
     return 0;
 }
 
-pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off)
+pf_entry *pf_seq_counter_slot(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off)
 {
     return insert(d, s, PF_NS_COUNTER_VALUE, track, off);
 }

@@ -145,7 +145,7 @@ static tread_event_kind kind_of_phase(int ph)
 static int lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tread_str *out,
                       uint64_t off, const char *what)
 {
-    const pf_entry *e = pf_seq_lookup(s, field, iid);
+    const pf_entry *e = pf_seq_find(s, field, iid);
     if (e && pf_interned_str(e, out))
         return 0;
     d->n_interning_misses++;

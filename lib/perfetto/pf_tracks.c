@@ -13,7 +13,7 @@ static uint64_t mix(uint64_t x)
     return x;
 }
 
-pf_track *pf_track_find(pf_decoder *d, uint64_t uuid)
+pf_track *pf_track_lookup(pf_decoder *d, uint64_t uuid)
 {
     if (!d->track_size || !uuid)
         return NULL;
@@ -47,6 +47,7 @@ static int tracks_grow(pf_decoder *d, uint64_t off)
     }
     tread_free(&d->p->alloc, d->tracks);
     d->tracks = t;
+    memset(d->tcache, 0, sizeof d->tcache);
     d->track_size = n;
     return 0;
 }
@@ -81,6 +82,7 @@ void pf_tracks_free(pf_decoder *d)
 {
     tread_free(&d->p->alloc, d->tracks);
     d->tracks = NULL;
+    memset(d->tcache, 0, sizeof d->tcache);
     d->track_size = d->track_used = 0;
     tread_buf_free(&d->track_names);
 }

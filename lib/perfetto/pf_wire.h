@@ -122,17 +122,25 @@ int pf_skip_group(const unsigned char **pp, const unsigned char *end, uint32_t n
 int pf_next_slow(pf_reader *r, pf_field *f);
 
 /* (always inlined: the hot loops walk every field through it) The common
- * fields have a one-byte tag and are a varint or a length-delimited field
- * with a one-byte length: read here in a handful of instructions (longer
- * varints when at least 11 bytes remain); everything else goes to
+ * fields have a one- or two-byte tag and are a varint or a length-delimited
+ * field with a one-byte length: read here in a handful of instructions
+ * (longer varints when at least 11 bytes remain); everything else goes to
  * pf_next_slow. */
 static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
 {
-    const unsigned char *p = r->p, *end = r->end;
+    const unsigned char *p = r->p, *end = r->end, *start = p;
     if (p >= end)
         return PF_END;
     unsigned t = p[0];
-    if (PF_LIKELY(t >= 8 && t < 0x80 && end - p >= 2)) {
+    if (t & 0x80) {
+        /* a two-byte tag (fields 16..2047): taken as a one-byte tag one
+         * byte further on */
+        if (end - p < 3 || (p[1] & 0x80))
+            return pf_next_slow(r, f);
+        t = (t & 0x7f) | ((unsigned)p[1] << 7);
+        p++;
+    }
+    if (PF_LIKELY(t >= 8 && end - p >= 2)) {
         unsigned w = t & 7;
         uint64_t v = p[1];
         if (w == PF_WIRE_VARINT) {
@@ -153,7 +161,7 @@ static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
                         return pf_next_slow(r, f); /* longer than 10 bytes */
                 }
             }
-            f->start = p;
+            f->start = start;
             f->num = t >> 3;
             f->wire = PF_WIRE_VARINT;
             f->v = v;
@@ -163,7 +171,7 @@ static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
             return PF_OK;
         }
         if (w == PF_WIRE_LEN && v < 0x80 && v <= (uint64_t)(end - p - 2)) {
-            f->start = p;
+            f->start = start;
             f->num = t >> 3;
             f->wire = PF_WIRE_LEN;
             f->v = 0;
