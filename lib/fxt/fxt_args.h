@@ -81,18 +81,19 @@ typedef struct fxt_args_check {
 int fxt_args_walk_full(const fxt_provider *pv, const unsigned char *p, const unsigned char *end,
                        unsigned n, fxt_args_check *chk);
 
-/* The same: a tight loop for the common case (every argument of a known
- * fixed layout that fits, every index in the table), fxt_args_walk_full
- * for anything else. */
-static inline int fxt_args_walk(const fxt_provider *pv, const unsigned char *p,
-                                const unsigned char *end, unsigned n, fxt_args_check *chk)
+/* A tight loop for the common case: n arguments from p, each of a known
+ * fixed layout that fits, every index in the table. Returns 0 with *out
+ * after the last one, or -1 for anything else (fxt_args_walk_full says
+ * what). */
+static inline int fxt_args_walk_fast(const fxt_provider *pv, const unsigned char *p,
+                                     const unsigned char *end, unsigned n,
+                                     const unsigned char **out)
 {
-    const unsigned char *q = p;
     for (unsigned i = 0; i < n; i++) {
-        if (end - q < 8)
-            return fxt_args_walk_full(pv, p, end, n, chk);
+        if (end - p < 8)
+            return -1;
         uint64_t h;
-        memcpy(&h, q, 8);
+        memcpy(&h, p, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
         h = __builtin_bswap64(h);
 #endif
@@ -102,8 +103,10 @@ static inline int fxt_args_walk(const fxt_provider *pv, const unsigned char *p,
         if (nref & 0x8000u)
             need += ((nref & 0x7fffu) + 7) & ~(size_t)7;
         else if (nref && (nref >= pv->string_slots || pv->strings[nref].len == FXT_STRING_UNSET))
-            return fxt_args_walk_full(pv, p, end, n, chk);
-        /* 1 null, int32, uint32, bool; 2 a value word; other types: full */
+            return -1;
+        /* null, int32, uint32, bool: the header only; int64, uint64,
+         * double, pointer, koid: a value word; string: its stream; other
+         * types (blob, unknown): the full walk */
         if ((0x0207u >> type) & 1) {
         } else if ((0x01b8u >> type) & 1) {
             need += 8;
@@ -113,14 +116,25 @@ static inline int fxt_args_walk(const fxt_provider *pv, const unsigned char *p,
                 need += ((vref & 0x7fffu) + 7) & ~(size_t)7;
             else if (vref && (vref >= pv->string_slots ||
                               pv->strings[vref].len == FXT_STRING_UNSET))
-                return fxt_args_walk_full(pv, p, end, n, chk);
+                return -1;
         } else {
-            return fxt_args_walk_full(pv, p, end, n, chk);
+            return -1;
         }
-        if (bytes == 0 || bytes > (size_t)(end - q) || need > bytes)
-            return fxt_args_walk_full(pv, p, end, n, chk);
-        q += bytes;
+        if (bytes == 0 || bytes > (size_t)(end - p) || need > bytes)
+            return -1;
+        p += bytes;
     }
+    *out = p;
+    return 0;
+}
+
+/* fxt_args_walk_full, through the tight loop when it can. */
+static inline int fxt_args_walk(const fxt_provider *pv, const unsigned char *p,
+                                const unsigned char *end, unsigned n, fxt_args_check *chk)
+{
+    const unsigned char *q;
+    if (fxt_args_walk_fast(pv, p, end, n, &q))
+        return fxt_args_walk_full(pv, p, end, n, chk);
     chk->end = q;
     chk->missing = 0;
     return 0;

@@ -228,7 +228,10 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
             }
             if (n > len - pos)
                 break;
-            int rc = fxt_record(d, data + pos, n, off);
+            int rc = (h & 15) == FXT_REC_EVENT ? fxt_event_fast(d, data + pos, n, off, h)
+                                               : FXT_SLOW;
+            if (rc == FXT_SLOW)
+                rc = fxt_record(d, data + pos, n, off);
             if (rc != FXT_OK || d->p->stop_requested) {
                 d->offset = off;
                 st = run_record_end(d, rc, data + pos, n, off);

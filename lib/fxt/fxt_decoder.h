@@ -29,7 +29,7 @@
 #define FXT_PIECE_BYTES 4096u
 
 /* What reading a record returns. */
-enum { FXT_OK = 0, FXT_PAUSE = 1, FXT_FAIL = -1 };
+enum { FXT_OK = 0, FXT_PAUSE = 1, FXT_FAIL = -1, FXT_SLOW = 2 };
 
 enum {
     FXT_LARGE_NONE = 0,

@@ -229,5 +229,10 @@ void fxt_synth_str(fxt_decoder *d, const char *key, tread_str s);
 
 /* The event records (fxt_events.c). */
 int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h);
+/* An event record (header word h) at input offset off, read whole when it
+ * is plain: FXT_OK, FXT_PAUSE, or FXT_SLOW (nothing done: fxt_record reads
+ * it). Only where no step is to be skipped (d->resume_step 0). */
+int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off,
+                   uint64_t h);
 
 #endif

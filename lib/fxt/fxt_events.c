@@ -114,7 +114,8 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
         ev->flags |= TREAD_CAT_UNRESOLVED;
     if (fxt_string_ref(d, nref, &strs, &ev->name, "the name"))
         ev->flags |= TREAD_NAME_UNRESOLVED;
-    fxt_warn_missing_args(d, &chk);
+    if (chk.missing)
+        fxt_warn_missing_args(d, &chk);
     fxt_set_args(d, ev, args, (size_t)(chk.end - args));
 
     uint64_t w = et <= 10 && event_words[et] ? fxt_load64(q) : 0;
@@ -173,4 +174,158 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
         break;
     }
     return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
+}
+
+/* ---- the fast path --------------------------------------------------------
+ * The event record of a plain trace, read in one go: every reference
+ * resolves, the arguments are of known layouts, the times convert. It
+ * makes the same callbacks with the same contents as fxt_record (the
+ * chunk tests compare them: a record gathered across feeds takes the
+ * general path). Called only where no step is to be skipped. */
+
+static inline int fast_str(fxt_decoder *d, const fxt_provider *pv, unsigned ref,
+                           const unsigned char **at, tread_str *out)
+{
+    if (ref & 0x8000u) {
+        size_t n = ref & 0x7fffu;
+        out->ptr = fxt_inline_str(&d->actx, *at, n);
+        out->len = n;
+        *at += (n + 7) & ~(size_t)7;
+        return 0;
+    }
+    if (ref == 0) {
+        out->ptr = "";
+        out->len = 0;
+        return 0;
+    }
+    if (ref >= pv->string_slots || pv->strings[ref].len == FXT_STRING_UNSET)
+        return -1;
+    out->ptr = pv->strings[ref].ptr;
+    out->len = pv->strings[ref].len;
+    return 0;
+}
+
+int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off, uint64_t h)
+{
+    unsigned et = (unsigned)(h >> 16) & 15, nargs = (unsigned)(h >> 20) & 15;
+    unsigned tref = (unsigned)(h >> 24) & 0xff, cref = (unsigned)(h >> 32) & 0xffff;
+    unsigned nref = (unsigned)(h >> 48);
+    if (et == 1 || et > 10)
+        return FXT_SLOW; /* counters, unknown types */
+    const fxt_provider *pv = d->cur;
+    const unsigned char *end = r + len;
+    size_t tb = tref ? 0 : 16;
+    size_t sb = ((cref & 0x8000u) ? ((cref & 0x7fffu) + 7) & ~(size_t)7 : 0) +
+                ((nref & 0x8000u) ? ((nref & 0x7fffu) + 7) & ~(size_t)7 : 0);
+    if (len < 16 + tb + sb)
+        return FXT_SLOW;
+    const unsigned char *strs = r + 16 + tb, *args = strs + sb, *aend = args;
+    if (nargs && fxt_args_walk_fast(pv, args, end, nargs, &aend))
+        return FXT_SLOW;
+    uint64_t w = 0;
+    if ((0x7f2u >> et) & 1) { /* a word after the arguments */
+        if (end - aend < 8)
+            return FXT_SLOW;
+        w = fxt_load64(aend);
+    }
+    int64_t ts, end_ns = 0;
+    if (fxt_ticks_to_ns(fxt_load64(r + 8), pv->ticks_per_second, &ts) ||
+        (et == 4 && fxt_ticks_to_ns(w, pv->ticks_per_second, &end_ns)))
+        return FXT_SLOW;
+    uint64_t pid, tid;
+    if (tref == 0) {
+        pid = fxt_load64(r + 16);
+        tid = fxt_load64(r + 24);
+    } else {
+        if (!pv->threads || !pv->threads[tref].set)
+            return FXT_SLOW;
+        pid = pv->threads[tref].pid;
+        tid = pv->threads[tref].tid;
+    }
+    tread_str cat, name;
+    d->actx.rec = r;
+    d->actx.rec_end = end;
+    if (fast_str(d, pv, cref, &strs, &cat) || fast_str(d, pv, nref, &strs, &name))
+        return FXT_SLOW;
+
+    /* the raw hook */
+    tread_fxt_record *rec = &d->rec;
+    rec->data = r;
+    rec->len = len;
+    rec->offset = off;
+    rec->header = h;
+    rec->type = FXT_REC_EVENT;
+    rec->size_words = (h >> 4) & 0xfff;
+    rec->args_offset = nargs ? (size_t)(args - r) : 0;
+    rec->nargs = nargs;
+    d->actx.nsynth = 0;
+    d->step = 2;
+    d->raw_done = 1;
+    d->c.records++;
+    d->c.by_type[FXT_REC_EVENT]++;
+    tread_parser *p = d->p;
+    p->stats.records++;
+    if (p->cb.fxt_record && p->cb.fxt_record(p->user, rec))
+        p->stop_requested = 1;
+
+    /* the event */
+    tread_event *ev = &d->ev;
+    if (d->ev_dirty)
+        fxt_event_clear(d, d->ev_dirty);
+    ev->kind = event_kinds[et];
+    ev->flags = d->ev_flags | TREAD_HAS_TS | TREAD_HAS_PID | TREAD_HAS_TID;
+    ev->ts = ts;
+    ev->pid = (int64_t)pid;
+    ev->tid = (int64_t)tid;
+    ev->name = name;
+    ev->cat = cat;
+    ev->offset = off;
+    if (aend != args) {
+        ev->args.data = args;
+        ev->args.len = (size_t)(aend - args);
+        ev->args.encoding = TREAD_ARGS_FXT;
+        ev->args.ctx = &d->actx;
+    } else {
+        ev->args.data = NULL;
+        ev->args.len = 0;
+        ev->args.encoding = TREAD_ARGS_TOKENS;
+        ev->args.ctx = NULL;
+    }
+    switch (et) {
+    case 0:
+        if (end - aend >= 8 && (w = fxt_load64(aend)) <= 2) {
+            ev->scope = (tread_scope)(w + 1);
+            d->ev_dirty |= FXT_EV_SCOPE;
+        }
+        break;
+    case 4:
+        ev->dur = end_ns - ts;
+        ev->flags |= TREAD_HAS_DUR;
+        d->ev_dirty |= FXT_EV_DUR;
+        break;
+    case 5:
+    case 6:
+    case 7:
+        ev->id_num = w;
+        ev->track_uuid = w;
+        ev->track_kind = TREAD_TRACK_ASYNC;
+        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK;
+        break;
+    case 8:
+    case 9:
+    case 10:
+        ev->id_num = w;
+        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_FLOWS;
+        d->flow_id = w;
+        if (et == 10)
+            ev->terminating_flow_ids = (tread_ids){&d->flow_id, 1};
+        else
+            ev->flow_ids = (tread_ids){&d->flow_id, 1};
+        break;
+    default:
+        break;
+    }
+    return tread__emit_inline(p, ev) ? FXT_PAUSE : FXT_OK;
 }
