@@ -35,12 +35,14 @@ void fxt_tables_init(fxt_tables *t, const tread_alloc *a, uint64_t max_interned)
 static void provider_free_tables(fxt_tables *t, fxt_provider *pv)
 {
     if (pv->strings) {
-        for (uint32_t i = 0; i < pv->string_slots; i++) {
-            refund(t, pv->strings[i].cap);
-            tread_free(t->a, pv->strings[i].ptr);
-        }
         refund(t, (uint64_t)pv->string_slots * sizeof *pv->strings);
         tread_free(t->a, pv->strings);
+    }
+    while (pv->blocks) {
+        fxt_block *b = pv->blocks;
+        pv->blocks = b->next;
+        refund(t, b->size);
+        tread_free(t->a, b);
     }
     if (pv->threads) {
         refund(t, FXT_THREAD_SLOTS * sizeof *pv->threads);
@@ -200,6 +202,41 @@ static int grow_strings(fxt_tables *t, fxt_provider *pv, unsigned idx)
     return 0;
 }
 
+/* Room for n bytes (n a multiple of 16) in the provider's arena. */
+static char *arena_take(fxt_tables *t, fxt_provider *pv, size_t n, int *rc)
+{
+    fxt_block *b = pv->blocks;
+    if (!b || b->size - b->used < n) {
+        /* blocks grow from 1 KiB to 64 KiB; a longer string gets its own */
+        const size_t hdr = (sizeof(fxt_block) + 15) & ~(size_t)15;
+        size_t size = b ? (b->size < 65536 ? b->size * 2 : 65536) : 1024;
+        while (size < hdr + n)
+            size *= 2;
+        if ((*rc = charge(t, size)) != 0)
+            return NULL;
+        fxt_block *nb = tread_malloc(t->a, size);
+        if (!nb) {
+            refund(t, size);
+            *rc = -1;
+            return NULL;
+        }
+        nb->size = size;
+        nb->used = hdr;
+        if (b && b->size - b->used >= nb->size - nb->used - n) {
+            /* the current block keeps more room: the new one goes behind */
+            nb->next = b->next;
+            b->next = nb;
+        } else {
+            nb->next = b;
+            pv->blocks = nb;
+        }
+        b = nb;
+    }
+    char *c = (char *)b + b->used;
+    b->used += n;
+    return c;
+}
+
 int fxt_string_put(fxt_tables *t, fxt_provider *pv, unsigned idx, const char *s, size_t n)
 {
     int rc;
@@ -207,19 +244,16 @@ int fxt_string_put(fxt_tables *t, fxt_provider *pv, unsigned idx, const char *s,
         return rc;
     fxt_string *e = &pv->strings[idx];
     if (e->cap < n + 1) {
-        /* room for a little growth, so that churning slots settle */
-        uint32_t cap = (uint32_t)((n + 1 + 15) & ~(size_t)15);
-        if ((rc = charge(t, cap)) != 0)
+        /* at least twice the old room: a slot that keeps growing leaves
+         * behind at most as much as it holds */
+        size_t cap = (n + 1 + 15) & ~(size_t)15;
+        if (e->cap && cap < (size_t)e->cap * 2)
+            cap = (size_t)e->cap * 2;
+        char *c = arena_take(t, pv, cap, &rc);
+        if (!c)
             return rc;
-        char *c = tread_malloc(t->a, cap);
-        if (!c) {
-            refund(t, cap);
-            return -1;
-        }
-        refund(t, e->cap);
-        tread_free(t->a, e->ptr);
         e->ptr = c;
-        e->cap = cap;
+        e->cap = (uint32_t)cap;
     }
     if (n)
         memcpy(e->ptr, s, n);

@@ -20,10 +20,20 @@
 #define FXT_DEFAULT_TICKS_PER_SECOND UINT64_C(1000000000)
 
 typedef struct fxt_string {
-    char *ptr;          /* NUL-terminated copy (kept when a reset empties
-                           the slot, for the next registration to reuse) */
+    char *ptr;          /* NUL-terminated copy in the provider's arena (kept
+                           when a reset empties the slot, for the next
+                           registration to reuse) */
     uint32_t len, cap;  /* len FXT_STRING_UNSET: not registered */
 } fxt_string;
+
+/* String storage: blocks bump-allocated, freed with the provider. A slot
+ * whose string outgrows its room moves to one at least twice as large, so
+ * the room left behind is at most what the slots hold. */
+typedef struct fxt_block {
+    struct fxt_block *next;
+    size_t size, used;
+    /* the bytes follow */
+} fxt_block;
 
 #define FXT_STRING_UNSET UINT32_MAX
 
@@ -41,6 +51,7 @@ typedef struct fxt_provider {
     fxt_string *strings;
     uint32_t string_slots;  /* indices below this are in the array */
     fxt_thread *threads;    /* FXT_THREAD_SLOTS entries, or NULL */
+    fxt_block *blocks;      /* the string arena, newest first */
 } fxt_provider;
 
 typedef struct fxt_tables {
