@@ -40,9 +40,7 @@ void copy_args(cargs *d, tread_args a)
 
 tread_args args_of(const cargs *a)
 {
-    tread_args r;
-    r.data = a->present ? a->data : NULL;
-    r.len = a->present ? a->len : 0;
+    tread_args r = {.data = a->present ? a->data : NULL, .len = a->present ? a->len : 0};
     return r;
 }
 
