@@ -164,25 +164,3 @@ void fxt_warn_bad_args(fxt_decoder *d, const fxt_args_check *chk)
         snprintf(msg, sizeof msg, "argument %u %s", chk->bad_index + 1, why[-chk->error]);
     fxt_bad(d, msg);
 }
-
-/* Synthetic fields (see fxt_args.h). */
-void fxt_synth(fxt_decoder *d, tread_arg_type type, const char *key, uint64_t v)
-{
-    fxt_args_ctx *c = &d->actx;
-    if (c->nsynth >= FXT_MAX_SYNTH)
-        return;
-    tread_arg *a = &c->synth[c->nsynth++];
-    memset(a, 0, sizeof *a);
-    a->type = type;
-    if (key) {
-        a->key.ptr = key;
-        a->key.len = strlen(key);
-    }
-    a->v.u = v;
-}
-
-void fxt_synth_str(fxt_decoder *d, const char *key, tread_str s)
-{
-    fxt_synth(d, TREAD_ARG_STRING, key, 0);
-    d->actx.synth[d->actx.nsynth - 1].v.s = s;
-}

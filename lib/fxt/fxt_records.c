@@ -323,7 +323,7 @@ static int rec_kernel_object(fxt_decoder *d, const unsigned char *r, size_t len,
 static void synth_thread(fxt_decoder *d, const char *key, int have, uint64_t pid, int have_pid,
                          uint64_t tid, int64_t state, int64_t prio)
 {
-    fxt_synth(d, TREAD_ARG_DICT_BEGIN, key, 0);
+    fxt_synth_n(d, TREAD_ARG_DICT_BEGIN, key, strlen(key), 0);
     if (have && have_pid)
         fxt_synth(d, TREAD_ARG_KOID, "pid", pid);
     if (have)
@@ -332,7 +332,7 @@ static void synth_thread(fxt_decoder *d, const char *key, int have, uint64_t pid
         fxt_synth(d, TREAD_ARG_INT, "state", (uint64_t)state);
     if (prio >= 0)
         fxt_synth(d, TREAD_ARG_INT, "prio", (uint64_t)prio);
-    fxt_synth(d, TREAD_ARG_DICT_END, NULL, 0);
+    fxt_synth_n(d, TREAD_ARG_DICT_END, NULL, 0, 0);
 }
 
 static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
@@ -418,7 +418,7 @@ static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     else
         ev->flags |= TREAD_THREAD_UNRESOLVED;
     tread_str msg = {fxt_inline_str(&d->actx, at, n), n};
-    fxt_synth_str(d, "message", msg);
+    fxt_synth_str(d, "message", 7, msg);
     fxt_set_args(d, ev, end, 0);
     return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
