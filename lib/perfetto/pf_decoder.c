@@ -671,6 +671,41 @@ static tread_status framer_feed(pf_decoder *d, pf_framer *fr, const unsigned cha
     while (pos < len) {
         switch (fr->state) {
         case PF_F_HDR: {
+            /* the common case: whole packets (tag 0x0a, a length of up to
+             * three bytes) one after the other in this piece */
+            if (!fr->hdr_len && !fr->ngroups) {
+                while (len - pos >= 2 && data[pos] == 0x0a) {
+                    const unsigned char *h = data + pos + 1;
+                    size_t avail = len - pos - 1, hl;
+                    uint64_t val;
+                    if (!(h[0] & 0x80)) {
+                        val = h[0];
+                        hl = 1;
+                    } else if (avail >= 2 && !(h[1] & 0x80)) {
+                        val = (uint64_t)(h[0] & 0x7f) | ((uint64_t)h[1] << 7);
+                        hl = 2;
+                    } else if (avail >= 3 && (h[1] & 0x80) && !(h[2] & 0x80)) {
+                        val = (uint64_t)(h[0] & 0x7f) | ((uint64_t)(h[1] & 0x7f) << 7) |
+                              ((uint64_t)h[2] << 14);
+                        hl = 3;
+                    } else {
+                        break;
+                    }
+                    if (!val || val > p->max_event_bytes || avail - hl < val)
+                        break; /* the general path below */
+                    fr->field_off = fr->level ? base_off : base_off + pos;
+                    pos += 1 + hl;
+                    st = handle_packet(d, data + pos, (size_t)val, fr->field_off, fr->level,
+                                       fr->level > 0);
+                    pos += (size_t)val;
+                    if (st != TREAD_STATUS_OK) {
+                        *consumed = pos;
+                        return st;
+                    }
+                }
+                if (pos >= len)
+                    break;
+            }
             size_t old = fr->hdr_len;
             unsigned char tmp[sizeof fr->hdr + 24];
             const unsigned char *hp;
