@@ -87,42 +87,9 @@ int fxt_fail_store(fxt_decoder *d, int rc)
     return FXT_FAIL;
 }
 
-/* The decoder's one event is zeroed when the decoder is made; FXT writes
- * only the fields of fxt_event_init_fast and of these groups, so the
- * others stay zero without clearing the whole (large) struct for every
- * event. One store per field, each from a constant: chained assignments
- * (a = b = {0}) read back what was just stored, a store-forwarding stall. */
 void fxt_event_clear(fxt_decoder *d, unsigned groups)
 {
-    tread_event *ev = &d->ev;
-    static const tread_str no_str;
-    static const tread_ids no_ids;
-    if (groups & FXT_EV_DUR)
-        ev->dur = 0;
-    if (groups & FXT_EV_CPU)
-        ev->cpu = 0;
-    if (groups & FXT_EV_VALUE) {
-        ev->series = no_str;
-        ev->value = 0;
-        ev->value_int = 0;
-    }
-    if (groups & FXT_EV_META) {
-        ev->meta = TREAD_META_NONE;
-        ev->meta_str = no_str;
-    }
-    if (groups & FXT_EV_ID)
-        ev->id_num = 0;
-    if (groups & FXT_EV_SCOPE)
-        ev->scope = TREAD_SCOPE_NONE;
-    if (groups & FXT_EV_TRACK) {
-        ev->track_uuid = 0;
-        ev->track_kind = TREAD_TRACK_NONE;
-    }
-    if (groups & FXT_EV_FLOWS) {
-        ev->flow_ids = no_ids;
-        ev->terminating_flow_ids = no_ids;
-    }
-    d->ev_dirty = 0;
+    fxt_event_clear_inline(d, groups);
 }
 
 void fxt_warn_ts_overflow(fxt_decoder *d, uint64_t ticks)

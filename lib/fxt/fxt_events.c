@@ -7,6 +7,7 @@
 #include "fxt/fxt_wire.h"
 
 #include <stdio.h>
+#include <string.h>
 
 /* ---- event records ------------------------------------------------------- */
 
@@ -210,8 +211,8 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     unsigned et = (unsigned)(h >> 16) & 15, nargs = (unsigned)(h >> 20) & 15;
     unsigned tref = (unsigned)(h >> 24) & 0xff, cref = (unsigned)(h >> 32) & 0xffff;
     unsigned nref = (unsigned)(h >> 48);
-    if (et == 1 || et > 10)
-        return FXT_SLOW; /* counters, unknown types */
+    if (et > 10)
+        return FXT_SLOW; /* unknown types */
     const fxt_provider *pv = d->cur;
     const unsigned char *end = r + len;
     size_t tb = tref ? 0 : 16;
@@ -222,6 +223,16 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     const unsigned char *strs = r + 16 + tb, *args = strs + sb, *aend = args;
     if (nargs && fxt_args_walk_fast(pv, args, end, nargs, &aend))
         return FXT_SLOW;
+    if (et == 1) {
+        /* a counter whose arguments are all numeric: one event each */
+        if (nargs == 0)
+            return FXT_SLOW;
+        for (const unsigned char *a = args; a < aend; a += ((fxt_load64(a) >> 4) & 0xfff) * 8) {
+            unsigned t = (unsigned)fxt_load64(a) & 15;
+            if (t < FXT_ARG_INT32 || t > FXT_ARG_DOUBLE)
+                return FXT_SLOW;
+        }
+    }
     uint64_t w = 0;
     if ((0x7f2u >> et) & 1) { /* a word after the arguments */
         if (end - aend < 8)
@@ -270,8 +281,14 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
 
     /* the event */
     tread_event *ev = &d->ev;
-    if (d->ev_dirty)
-        fxt_event_clear(d, d->ev_dirty);
+    /* the groups this event type writes whatever the record says need no
+     * clearing */
+    static const unsigned char overwritten[11] = {
+        0, FXT_EV_ID | FXT_EV_TRACK, 0, 0, FXT_EV_DUR, FXT_EV_ID | FXT_EV_TRACK,
+        FXT_EV_ID | FXT_EV_TRACK, FXT_EV_ID | FXT_EV_TRACK, FXT_EV_ID, FXT_EV_ID, FXT_EV_ID};
+    unsigned stale = d->ev_dirty & ~(unsigned)overwritten[et];
+    if (stale)
+        fxt_event_clear_inline(d, stale);
     ev->kind = event_kinds[et];
     ev->flags = d->ev_flags | TREAD_HAS_TS | TREAD_HAS_PID | TREAD_HAS_TID;
     ev->ts = ts;
@@ -298,6 +315,59 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
             d->ev_dirty |= FXT_EV_SCOPE;
         }
         break;
+    case 1: {
+        ev->id_num = w;
+        ev->track_uuid = w;
+        ev->track_kind = TREAD_TRACK_COUNTER;
+        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK | FXT_EV_VALUE;
+        uint32_t flags = ev->flags;
+        unsigned step = 1;
+        for (const unsigned char *a = args; a < aend;) {
+            uint64_t ah = fxt_load64(a);
+            const unsigned char *at = a + 8;
+            a += ((ah >> 4) & 0xfff) * 8;
+            tread_str key;
+            (void)fast_str(d, pv, (unsigned)(ah >> 16) & 0xffff, &at, &key); /* walked */
+            int64_t i;
+            uint64_t u;
+            switch (ah & 15) {
+            case FXT_ARG_INT32:
+                i = (int32_t)(uint32_t)(ah >> 32);
+                goto integer;
+            case FXT_ARG_UINT32:
+                i = (int64_t)(uint32_t)(ah >> 32);
+                goto integer;
+            case FXT_ARG_INT64:
+                i = (int64_t)fxt_load64(at);
+                goto integer;
+            case FXT_ARG_UINT64:
+                u = fxt_load64(at);
+                if (u <= (uint64_t)INT64_MAX) {
+                    i = (int64_t)u;
+                    goto integer;
+                }
+                ev->value = (double)u;
+                ev->flags = flags | TREAD_HAS_VALUE;
+                break;
+            default: /* FXT_ARG_DOUBLE */
+                u = fxt_load64(at);
+                memcpy(&ev->value, &u, sizeof u);
+                ev->flags = flags | TREAD_HAS_VALUE;
+                break;
+            integer:
+                ev->value = (double)i;
+                ev->value_int = i;
+                ev->flags = flags | TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
+                break;
+            }
+            ev->series = key;
+            d->step = ++step;
+            if (tread__emit_inline(p, ev))
+                return FXT_PAUSE;
+        }
+        return FXT_OK;
+    }
     case 4:
         ev->dur = end_ns - ts;
         ev->flags |= TREAD_HAS_DUR;
