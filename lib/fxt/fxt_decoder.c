@@ -207,13 +207,15 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
         }
         /* whole records, read in place: a tight loop over the header
          * words; check_header for what is not a plain normal record */
-        const size_t max_bytes = d->p->max_event_bytes;
+        tread_parser *const p = d->p;
+        const size_t max_bytes = p->max_event_bytes;
         uint64_t off = d->offset;
         while (len - pos >= 8) {
             uint64_t h = fxt_load64(data + pos);
             size_t n = (size_t)((h >> 4) & 0xfff) * 8;
-            if ((h & 15) == FXT_REC_LARGE || n == 0 || n > max_bytes ||
-                h == FXT_MAGIC_WORD_SWAPPED) {
+            /* n - 1 >= max_bytes: a size of 0, or over the limit */
+            if (FXT_UNLIKELY(((h & 15) == FXT_REC_LARGE) | (n - 1 >= max_bytes) |
+                             (h == FXT_MAGIC_WORD_SWAPPED))) {
                 int k = check_header(d, h, off, &n);
                 if (k < 0) {
                     d->offset = off;
@@ -232,7 +234,7 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
                                                : FXT_SLOW;
             if (rc == FXT_SLOW)
                 rc = fxt_record(d, data + pos, n, off);
-            if (rc != FXT_OK || d->p->stop_requested) {
+            if (rc != FXT_OK || p->stop_requested) {
                 d->offset = off;
                 st = run_record_end(d, rc, data + pos, n, off);
                 pos += n;

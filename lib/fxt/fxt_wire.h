@@ -44,6 +44,12 @@ enum {
     FXT_ARG_BLOB
 };
 
+#if defined(__GNUC__)
+#define FXT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define FXT_UNLIKELY(x) (x)
+#endif
+
 /* Largest size of a normal record: 12-bit size field, in bytes. */
 #define FXT_MAX_RECORD_BYTES (4095u * 8u)
 
