@@ -204,7 +204,7 @@ void fxt_warn_missing_thread(fxt_decoder *d, unsigned ref);
 /* Sets ev->ts from ticks, or warns of an overflow. */
 static inline void fxt_event_ts(fxt_decoder *d, tread_event *ev, uint64_t ticks)
 {
-    if (fxt_ticks_to_ns(ticks, d->cur->ticks_per_second, &ev->ts) == 0)
+    if (fxt_rate_to_ns(&d->cur->rate, ticks, &ev->ts) == 0)
         ev->flags |= TREAD_HAS_TS;
     else
         fxt_warn_ts_overflow(d, ticks);

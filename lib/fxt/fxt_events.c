@@ -240,8 +240,8 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
         w = fxt_load64(aend);
     }
     int64_t ts, end_ns = 0;
-    if (fxt_ticks_to_ns(fxt_load64(r + 8), pv->ticks_per_second, &ts) ||
-        (et == 4 && fxt_ticks_to_ns(w, pv->ticks_per_second, &end_ns)))
+    if (fxt_rate_to_ns(&pv->rate, fxt_load64(r + 8), &ts) ||
+        (et == 4 && fxt_rate_to_ns(&pv->rate, w, &end_ns)))
         return FXT_SLOW;
     uint64_t pid, tid;
     if (tref == 0) {

@@ -96,6 +96,7 @@ static int rec_initialization(fxt_decoder *d, const unsigned char *r, size_t len
         return FXT_OK;
     }
     d->cur->ticks_per_second = tps;
+    fxt_rate_set(&d->cur->rate, tps);
     /* words after ticks_per_second (the Jane Street writer's base ticks and
      * base time) are an extension: left to the raw hook */
     tread_event *ev = fxt_event_init(d);

@@ -21,6 +21,7 @@ static void provider_init(fxt_provider *pv, uint32_t id)
     memset(pv, 0, sizeof *pv);
     pv->id = id;
     pv->ticks_per_second = FXT_DEFAULT_TICKS_PER_SECOND;
+    fxt_rate_set(&pv->rate, FXT_DEFAULT_TICKS_PER_SECOND);
 }
 
 void fxt_tables_init(fxt_tables *t, const tread_alloc *a, uint64_t max_interned)
@@ -150,6 +151,7 @@ void fxt_provider_reset(fxt_tables *t, fxt_provider *pv)
     if (pv->threads)
         memset(pv->threads, 0, FXT_THREAD_SLOTS * sizeof *pv->threads);
     pv->ticks_per_second = FXT_DEFAULT_TICKS_PER_SECOND;
+    fxt_rate_set(&pv->rate, FXT_DEFAULT_TICKS_PER_SECOND);
 }
 
 int fxt_provider_set_name(fxt_tables *t, fxt_provider *pv, const char *s, size_t n)

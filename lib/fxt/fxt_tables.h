@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "core/alloc.h"
+#include "fxt/fxt_time.h"
 
 #define FXT_STRING_SLOTS 32768u
 #define FXT_THREAD_SLOTS 256u
@@ -48,6 +49,7 @@ typedef struct fxt_provider {
     char *name;         /* NUL-terminated; NULL until provider info names it */
     size_t name_len;
     uint64_t ticks_per_second;
+    fxt_rate rate;          /* ticks_per_second prepared (fxt_time.h) */
     fxt_string *strings;
     uint32_t string_slots;  /* indices below this are in the array */
     fxt_thread *threads;    /* FXT_THREAD_SLOTS entries, or NULL */

@@ -39,3 +39,18 @@ int fxt_ticks_to_ns_wide(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns)
     return 0;
 #endif
 }
+
+void fxt_rate_set(fxt_rate *r, uint64_t ticks_per_second)
+{
+    uint64_t a = 1000000000u, b = ticks_per_second;
+    while (b) { /* gcd */
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    r->tps = ticks_per_second;
+    r->mul = 1000000000u / a;
+    r->div = ticks_per_second / a;
+    r->recip = UINT64_MAX / r->div;
+    r->max_ticks = UINT64_MAX / r->mul;
+}

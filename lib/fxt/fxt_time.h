@@ -31,4 +31,45 @@ static inline int fxt_ticks_to_ns(uint64_t ticks, uint64_t ticks_per_second, int
     return 0;
 }
 
+/* A tick rate prepared for the conversions of its events: ns = ticks *
+ * mul / div with mul/div = 1e9/tps reduced, the division by div done as a
+ * multiplication by its reciprocal with an exact correction. */
+typedef struct fxt_rate {
+    uint64_t tps;
+    uint64_t mul, div;   /* 1e9 / gcd, tps / gcd */
+    uint64_t recip;      /* floor((2^64 - 1) / div) */
+    uint64_t max_ticks;  /* ticks * mul fits in 64 bits up to this */
+} fxt_rate;
+
+void fxt_rate_set(fxt_rate *r, uint64_t ticks_per_second);
+
+/* fxt_ticks_to_ns at a prepared rate: the same results. */
+static inline int fxt_rate_to_ns(const fxt_rate *r, uint64_t ticks, int64_t *ns)
+{
+    uint64_t v;
+    if (r->div == 1 && r->mul == 1) {
+        v = ticks;
+    } else if (ticks <= r->max_ticks) {
+        uint64_t x = ticks * r->mul;
+#if defined(__SIZEOF_INT128__)
+        /* q <= x / div <= q + 2 (recip is at most 1 below (2^64-1)/div) */
+        uint64_t q = (uint64_t)(((unsigned __int128)x * r->recip) >> 64);
+        uint64_t rem = x - q * r->div;
+        while (rem >= r->div) {
+            q++;
+            rem -= r->div;
+        }
+        v = q;
+#else
+        v = x / r->div;
+#endif
+    } else {
+        return fxt_ticks_to_ns_wide(ticks, r->tps, ns);
+    }
+    if (v > (uint64_t)INT64_MAX)
+        return -1;
+    *ns = (int64_t)v;
+    return 0;
+}
+
 #endif
