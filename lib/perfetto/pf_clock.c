@@ -795,3 +795,35 @@ int pf_clocks_to_trace(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t va
     }
     return pf_to_trace_slow(c, key, value, out);
 }
+
+int pf_clocks_convert(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value,
+                      int64_t *abs, int64_t *out)
+{
+    if (!pf_seq_scoped(clock_id)) { /* never incremental */
+        *abs = value;
+        return pf_clocks_to_trace(c, seq, clock_id, value, out);
+    }
+    /* one cache lookup for both steps */
+    uint64_t key = pf_clock_key(seq, clock_id);
+    pf_cache_entry *e = pf_cache_get(c, key);
+    int64_t v = value;
+    if (e->incremental) {
+        pf_domain *d = &c->dom[e->dom];
+        if (__builtin_add_overflow(d->running, value, &v))
+            v = value > 0 ? INT64_MAX : INT64_MIN; /* saturated */
+        d->running = v;
+    }
+    *abs = v;
+    if (clock_id == c->trace_clock) {
+        c->converted = 1;
+        *out = v;
+        return PF_CLOCK_OK;
+    }
+    if (e->range_ok) {
+        int64_t ns = v;
+        if ((e->unit == 1 || !__builtin_mul_overflow(v, e->unit, &ns)) && ns >= e->lo &&
+            ns <= e->hi && !__builtin_add_overflow(ns, e->off, out))
+            return PF_CLOCK_OK;
+    }
+    return pf_to_trace_slow(c, key, v, out);
+}

@@ -81,6 +81,11 @@ int pf_clocks_absolute_checked(pf_clocks *c, uint32_t seq, uint32_t clock_id, in
 int pf_clocks_to_trace(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value,
                        int64_t *out);
 
+/* pf_clocks_absolute then pf_clocks_to_trace, in one step: *abs is the
+ * absolute value, the result and *out those of pf_clocks_to_trace. */
+int pf_clocks_convert(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value,
+                      int64_t *abs, int64_t *out);
+
 /* The trace clock: primary_trace_clock when a snapshot gave one, else
  * BOOTTIME. */
 uint32_t pf_clocks_trace_clock(const pf_clocks *c);

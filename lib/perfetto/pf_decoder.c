@@ -187,9 +187,8 @@ static tread_status drain(pf_decoder *d)
 void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, pf_base *ev)
 {
     uint32_t seq = s ? s->id : 0;
-    int64_t abs = pf_clocks_absolute(d->clocks, seq, clock, (int64_t)value);
-    int64_t out;
-    int rc = pf_clocks_to_trace(d->clocks, seq, clock, abs, &out);
+    int64_t abs, out;
+    int rc = pf_clocks_convert(d->clocks, seq, clock, (int64_t)value, &abs, &out);
     if (rc == PF_CLOCK_OK) {
         ev->flags |= TREAD_HAS_TS;
         ev->ts = out;
