@@ -152,7 +152,8 @@ static int rec_thread(fxt_decoder *d, const unsigned char *r, size_t len, uint64
     if (rc)
         return fxt_fail_store(d, rc);
     /* tid belongs to pid: so that callers can place every thread */
-    tread_event *ev = fxt_event_init(d);
+    tread_event *ev = fxt_event_init_fast(d);
+    d->ev_dirty |= FXT_EV_META;
     ev->kind = TREAD_EVENT_METADATA;
     ev->meta = TREAD_META_OTHER;
     ev->name.ptr = "thread";
@@ -348,7 +349,8 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
             return fxt_bad(d, "threads past the end of the record");
         uint64_t ticks = fxt_load64(q), opid = 0, otid = 0, ipid = 0, itid = 0;
         const unsigned char *at = q + 8;
-        tread_event *ev = fxt_event_init(d);
+        tread_event *ev = fxt_event_init_fast(d);
+        d->ev_dirty |= FXT_EV_CPU;
         ev->kind = TREAD_EVENT_CONTEXT_SWITCH;
         ev->cpu = cpu;
         ev->flags |= TREAD_HAS_CPU;
@@ -384,7 +386,8 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
         fxt_warn_bad_args(d, &chk);
         return FXT_OK;
     }
-    tread_event *ev = fxt_event_init(d);
+    tread_event *ev = fxt_event_init_fast(d);
+    d->ev_dirty |= FXT_EV_CPU;
     ev->cpu = cpu;
     ev->flags |= TREAD_HAS_CPU;
     fxt_event_ts(d, ev, fxt_load64(q));
@@ -409,7 +412,7 @@ static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     const unsigned char *end = r + len, *q = r + 8;
     if ((uint64_t)(end - q) < 8 + fxt_tref_bytes(tref) + fxt_pad8(n))
         return fxt_bad(d, "thread or message past the end of the record");
-    tread_event *ev = fxt_event_init(d);
+    tread_event *ev = fxt_event_init_fast(d);
     ev->kind = TREAD_EVENT_LOG;
     fxt_event_ts(d, ev, fxt_load64(q));
     const unsigned char *at = q + 8;
