@@ -358,7 +358,10 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                 has_name = 1, name.ptr = (const char *)f.data, name.len = f.len;
             break;
         case TE_CATEGORY_IIDS:
-            if (read_repeated(&f, 0, &cat_iids))
+            if (f.wire == PF_WIRE_VARINT && cat_iids.n < PF_MAX_EXTRA_COUNTERS) {
+                cat_iids.present = 1; /* the common case: one iid */
+                cat_iids.v[cat_iids.n++] = f.v;
+            } else if (read_repeated(&f, 0, &cat_iids))
                 bad_field(d, off, "category_iids");
             break;
         case TE_CATEGORIES:
