@@ -299,7 +299,10 @@ static inline const pf_entry *pf_seq_find(pf_seq *s, uint32_t field, uint64_t ii
 static inline pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off)
 {
     struct pf_icache *c = pf_icache_of(s, PF_NS_COUNTER_VALUE, track);
-    if (c->e && c->iid == track && c->field == PF_NS_COUNTER_VALUE)
+    /* (not when the slot path would grow the store first: the interned
+     * bytes held, and the limit, stay what they were without the cache) */
+    if (c->e && c->iid == track && c->field == PF_NS_COUNTER_VALUE &&
+        (s->tab_used + 1) * 2 <= s->tab_size)
         return c->e;
     pf_entry *e = pf_seq_counter_slot(d, s, track, off);
     if (e) {
