@@ -165,7 +165,7 @@ emit:
         ev->terminating_flow_ids.v = (const uint64_t *)(const void *)d->tflowbuf.data;
     if (it->seq)
         ev->args.ctx = &it->seq->actx;
-    tread__emit(p, ev);
+    (void)tread__emit_inline(p, ev);
     return TREAD_STATUS_OK;
 }
 
