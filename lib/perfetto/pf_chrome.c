@@ -4,6 +4,7 @@
  * nested JSON decoder as "[" data "]": its events reach the same
  * callbacks, and a stop inside it resumes inside it. */
 #include "perfetto/pf_internal.h"
+#include "core/phase.h"
 
 #include <string.h>
 
@@ -86,29 +87,6 @@ static int metadata(pf_decoder *d, const unsigned char *m, size_t len, const pf_
     return 0;
 }
 
-static tread_event_kind chrome_kind(int ph)
-{
-    switch (ph) {
-    case 'B': return TREAD_EVENT_SLICE_BEGIN;
-    case 'E': return TREAD_EVENT_SLICE_END;
-    case 'X': return TREAD_EVENT_COMPLETE;
-    case 'i': case 'I': case 'R': return TREAD_EVENT_INSTANT;
-    case 'C': return TREAD_EVENT_COUNTER;
-    case 'b': case 'S': return TREAD_EVENT_ASYNC_BEGIN;
-    case 'n': case 'T': case 'p': return TREAD_EVENT_ASYNC_STEP;
-    case 'e': case 'F': return TREAD_EVENT_ASYNC_END;
-    case 's': return TREAD_EVENT_FLOW_BEGIN;
-    case 't': return TREAD_EVENT_FLOW_STEP;
-    case 'f': return TREAD_EVENT_FLOW_END;
-    case 'P': return TREAD_EVENT_SAMPLE;
-    case 'N': return TREAD_EVENT_OBJECT_NEW;
-    case 'O': return TREAD_EVENT_OBJECT_SNAPSHOT;
-    case 'D': return TREAD_EVENT_OBJECT_DELETE;
-    case 'M': return TREAD_EVENT_METADATA;
-    default: return TREAD_EVENT_UNKNOWN;
-    }
-}
-
 /* A microsecond field as ns, or warned when out of range. */
 static void us_field(pf_decoder *d, uint64_t v, int64_t *dst, uint32_t flag, tread_event *ev,
                      const pf_base *base)
@@ -173,7 +151,9 @@ static int trace_event(pf_decoder *d, const unsigned char *m, size_t len, const 
                     "chrome trace event does not decode: skipped");
         return 0;
     }
-    ev->kind = chrome_kind(ev->phase);
+    ev->kind = tread__kind_of_phase(ev->phase);
+    if (ev->kind == TREAD_EVENT_METADATA)
+        ev->meta = TREAD_META_OTHER; /* every METADATA event says what it sets */
     if (ev->kind == TREAD_EVENT_UNKNOWN)
         tread__warn(d->p, TREAD_WARN_UNKNOWN_PHASE, base->offset,
                     "chrome trace event phase %d: delivered as an unknown event", ev->phase);

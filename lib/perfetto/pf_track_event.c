@@ -4,6 +4,7 @@
  * instruction counts, track, counters (with unit_multiplier and
  * is_incremental), extra counters, flows, correlation ids. */
 #include "perfetto/pf_internal.h"
+#include "core/phase.h"
 
 #include <string.h>
 
@@ -110,34 +111,6 @@ static int read_flows(pf_decoder *d, const pf_field *f, int fixed, tread_buf *b)
     (void)d;
     uint64_t v = f->v;
     return tread_buf_append(b, &v, 8) ? -2 : 0;
-}
-
-static tread_event_kind kind_of_phase(int ph)
-{
-    switch (ph) {
-    case 'B': return TREAD_EVENT_SLICE_BEGIN;
-    case 'E': return TREAD_EVENT_SLICE_END;
-    case 'X': return TREAD_EVENT_COMPLETE;
-    case 'i': case 'I': case 'R': return TREAD_EVENT_INSTANT;
-    case 'C': return TREAD_EVENT_COUNTER;
-    case 'b': case 'S': return TREAD_EVENT_ASYNC_BEGIN;
-    case 'n': case 'T': case 'p': return TREAD_EVENT_ASYNC_STEP;
-    case 'e': case 'F': return TREAD_EVENT_ASYNC_END;
-    case 's': return TREAD_EVENT_FLOW_BEGIN;
-    case 't': return TREAD_EVENT_FLOW_STEP;
-    case 'f': return TREAD_EVENT_FLOW_END;
-    case 'P': return TREAD_EVENT_SAMPLE;
-    case 'N': return TREAD_EVENT_OBJECT_NEW;
-    case 'O': return TREAD_EVENT_OBJECT_SNAPSHOT;
-    case 'D': return TREAD_EVENT_OBJECT_DELETE;
-    case 'M': return TREAD_EVENT_METADATA;
-    case 'V': case 'v': return TREAD_EVENT_MEMORY_DUMP;
-    case 'c': return TREAD_EVENT_CLOCK_SYNC;
-    case '(': return TREAD_EVENT_CONTEXT_ENTER;
-    case ')': return TREAD_EVENT_CONTEXT_LEAVE;
-    case '=': return TREAD_EVENT_ID_LINK;
-    default: return TREAD_EVENT_UNKNOWN;
-    }
 }
 
 /* An interned string (EventName, EventCategory, InternedString: the
@@ -506,7 +479,9 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         }
     } else if (lg.present && lg.phase) {
         ev->phase = lg.phase;
-        ev->kind = kind_of_phase(lg.phase);
+        ev->kind = tread__kind_of_phase(lg.phase);
+        if (ev->kind == TREAD_EVENT_METADATA)
+            ev->meta = TREAD_META_OTHER; /* every METADATA event says what it sets */
         if (ev->kind == TREAD_EVENT_UNKNOWN)
             tread__warn(d->p, TREAD_WARN_UNKNOWN_PHASE, off,
                         "legacy_event phase %d: delivered as an unknown event", lg.phase);

@@ -745,10 +745,29 @@ static void test_legacy_flows_descriptors(void)
     pb_init(&te);
     pb_string(&te, 23, "typeless");
     te_packet(&t, 5, 0, -1, &te);
+    /* legacy phases M and V map as in JSON; a METADATA event says what it
+     * sets (OTHER) */
+    te.len = 0;
+    pb_string(&te, 23, "meta");
+    m = pb_begin(&te, 6);
+    pb_varint(&te, 2, 'M');
+    pb_end(&te, m);
+    te_packet(&t, 5, 0, -1, &te);
+    te.len = 0;
+    pb_string(&te, 23, "dump");
+    m = pb_begin(&te, 6);
+    pb_varint(&te, 2, 'V');
+    pb_end(&te, m);
+    te_packet(&t, 5, 0, -1, &te);
 
     coll c;
     CHECK_EQ_INT(parse(&c, &t, NULL, NULL), TREAD_STATUS_OK);
-    CHECK_EQ_INT(c.n, 6);
+    CHECK_EQ_INT(c.n, 8);
+    CHECK_EQ_INT(c.e[6].ev.kind, TREAD_EVENT_METADATA);
+    CHECK_EQ_INT(c.e[6].ev.meta, TREAD_META_OTHER);
+    CHECK_EQ_INT(c.e[6].ev.phase, 'M');
+    CHECK_EQ_INT(c.e[7].ev.kind, TREAD_EVENT_MEMORY_DUMP);
+    CHECK_EQ_INT(c.e[7].ev.meta, TREAD_META_NONE);
     CHECK_EQ_INT(c.e[0].ev.meta, TREAD_META_THREAD_NAME);
     CHECK_EQ_STR(c.e[0].meta_str, "legacy thread");
     CHECK_EQ_INT(c.e[0].ev.pid, 11);
