@@ -65,6 +65,26 @@ static int emit_counter(fxt_decoder *d, tread_event *ev, const unsigned char *p,
     return FXT_OK;
 }
 
+/* The id word of async (5..7) and flow (8..10) events: both readers. */
+static inline void set_event_id(fxt_decoder *d, tread_event *ev, unsigned et, uint64_t w)
+{
+    ev->id_num = w;
+    ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
+    if (et <= 7) {
+        ev->track_uuid = w;
+        ev->track_kind = TREAD_TRACK_ASYNC;
+        ev->flags |= TREAD_HAS_TRACK;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK;
+        return;
+    }
+    d->ev_dirty |= FXT_EV_ID | FXT_EV_FLOWS;
+    d->flow_id = w;
+    if (et == 10)
+        ev->terminating_flow_ids = (tread_ids){&d->flow_id, 1};
+    else
+        ev->flow_ids = (tread_ids){&d->flow_id, 1};
+}
+
 int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
 {
     unsigned et = (unsigned)fxt_bits(h, 16, 19), nargs = (unsigned)fxt_bits(h, 20, 23);
@@ -153,23 +173,10 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
     case 5:
     case 6:
     case 7:
-        ev->id_num = w;
-        ev->track_uuid = w;
-        ev->track_kind = TREAD_TRACK_ASYNC;
-        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
-        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK;
-        break;
     case 8:
     case 9:
     case 10:
-        ev->id_num = w;
-        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
-        d->ev_dirty |= FXT_EV_ID | FXT_EV_FLOWS;
-        d->flow_id = w;
-        if (et == 10)
-            ev->terminating_flow_ids = (tread_ids){&d->flow_id, 1};
-        else
-            ev->flow_ids = (tread_ids){&d->flow_id, 1};
+        set_event_id(d, ev, et, w);
         break;
     default:
         break;
@@ -376,23 +383,10 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     case 5:
     case 6:
     case 7:
-        ev->id_num = w;
-        ev->track_uuid = w;
-        ev->track_kind = TREAD_TRACK_ASYNC;
-        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM | TREAD_HAS_TRACK;
-        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK;
-        break;
     case 8:
     case 9:
     case 10:
-        ev->id_num = w;
-        ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
-        d->ev_dirty |= FXT_EV_ID | FXT_EV_FLOWS;
-        d->flow_id = w;
-        if (et == 10)
-            ev->terminating_flow_ids = (tread_ids){&d->flow_id, 1};
-        else
-            ev->flow_ids = (tread_ids){&d->flow_id, 1};
+        set_event_id(d, ev, et, w);
         break;
     default:
         break;
