@@ -115,15 +115,7 @@ void tread_set_callbacks(tread_parser *p, const tread_callbacks *cb, void *user)
 
 /* ---- reporting -------------------------------------------------------- */
 
-void tread__emit(tread_parser *p, tread_event *ev)
-{
-    ev->format = p->stats.format;
-    p->stats.events++;
-    if ((unsigned)ev->kind < TREAD_EVENT_KIND_COUNT_)
-        p->stats.events_by_kind[ev->kind]++;
-    if (p->cb.event && p->cb.event(p->user, ev))
-        p->stop_requested = 1;
-}
+void tread__emit(tread_parser *p, tread_event *ev) { (void)tread__emit_inline(p, ev); }
 
 void tread__emit_json_raw(tread_parser *p, const tread_json_raw *raw)
 {
@@ -136,13 +128,6 @@ void tread__emit_perfetto_packet(tread_parser *p, const tread_perfetto_packet *p
 {
     p->stats.records++;
     if (p->cb.perfetto_packet && p->cb.perfetto_packet(p->user, pkt))
-        p->stop_requested = 1;
-}
-
-void tread__emit_fxt_record(tread_parser *p, const tread_fxt_record *rec)
-{
-    p->stats.records++;
-    if (p->cb.fxt_record && p->cb.fxt_record(p->user, rec))
         p->stop_requested = 1;
 }
 

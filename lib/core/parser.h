@@ -96,7 +96,12 @@ void tread__emit_json_raw(tread_parser *p, const tread_json_raw *raw);
 /* Delivers a Perfetto packet / FXT record to its raw hook (counts it in
  * stats.records), and a blob piece to the blob callback. */
 void tread__emit_perfetto_packet(tread_parser *p, const tread_perfetto_packet *pkt);
-void tread__emit_fxt_record(tread_parser *p, const tread_fxt_record *rec);
+static inline void tread__emit_fxt_record(tread_parser *p, const tread_fxt_record *rec)
+{
+    p->stats.records++;
+    if (p->cb.fxt_record && p->cb.fxt_record(p->user, rec))
+        p->stop_requested = 1;
+}
 void tread__emit_blob(tread_parser *p, const tread_blob *b);
 /* Counts a warning and reports it (printf-style message). */
 void tread__warn(tread_parser *p, tread_warning_kind kind, uint64_t offset,

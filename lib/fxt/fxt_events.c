@@ -282,9 +282,7 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     d->c.records++;
     d->c.by_type[FXT_REC_EVENT]++;
     tread_parser *p = d->p;
-    p->stats.records++;
-    if (p->cb.fxt_record && p->cb.fxt_record(p->user, rec))
-        p->stop_requested = 1;
+    tread__emit_fxt_record(p, rec);
 
     /* the event */
     tread_event *ev = &d->ev;
