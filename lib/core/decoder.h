@@ -45,7 +45,7 @@ typedef struct tread_args_codec {
 /* The codec of a lazy encoding, or NULL (TREAD_ARGS_TOKENS is core's). */
 const tread_args_codec *tread__args_codec(tread_args_encoding e);
 
-/* Helper for codecs: stores a format-specific counter if room is left.
+/* For a decoder's counters op: stores one counter if room is left.
  * Returns n + 1. */
 static inline size_t tread__counter_put(tread_counter *out, size_t max, size_t n,
                                         const char *name, uint64_t value)
