@@ -578,7 +578,8 @@ typedef struct tread_stats {
     uint64_t events_by_kind[TREAD_EVENT_KIND_COUNT_];
     uint64_t warnings;
     uint64_t warnings_by_kind[TREAD_WARN_KIND_COUNT_];
-    uint64_t records;         /* raw records (JSON objects) read */
+    uint64_t records;         /* raw records read: JSON objects, Perfetto
+                                 packets, FXT records */
     uint64_t fast_records;    /* of which read by the JSON fast path
                                  (TREAD_OPT_JSON_FAST_PATH) */
 } tread_stats;
