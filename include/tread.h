@@ -152,6 +152,14 @@ typedef enum tread_args_encoding {
     TREAD_ARGS_TOKENS = 0,  /* tread's own token stream (JSON args) */
     TREAD_ARGS_PERFETTO,    /* a TrackEvent's raw DebugAnnotation fields */
     TREAD_ARGS_FXT,         /* an FXT record's argument words */
+    TREAD_ARGS_PROTO,       /* any protobuf message's bytes, read through
+                               the Perfetto schema: ctx is its
+                               tread_perfetto_msgtype (tread/perfetto.h);
+                               fields by name, nested messages as dicts,
+                               packed repeated fields as arrays, unpacked
+                               repeated ones one arg per element (same key),
+                               enums by name (a STRING), unknown fields
+                               keyed by their number in decimal */
     TREAD_ARGS_ENCODING_COUNT_
 } tread_args_encoding;
 
