@@ -160,6 +160,10 @@ typedef enum tread_args_encoding {
                                repeated ones one arg per element (same key),
                                enums by name (a STRING), unknown fields
                                keyed by their number in decimal */
+    TREAD_ARGS_FTRACE,      /* an ftrace text event's payload: key=value
+                               fields (integers as INT, the rest STRING),
+                               else the whole payload as one STRING "text"
+                               (doc/formats/ftrace.md) */
     TREAD_ARGS_ENCODING_COUNT_
 } tread_args_encoding;
 
@@ -479,10 +483,14 @@ typedef enum tread_option {
                                       (Perfetto compressed_packets) may
                                       expand to, default 512 MiB; more is
                                       TREAD_ERROR_LIMIT_MEMORY */
-    TREAD_OPT_MAX_INTERNED_BYTES   /* interned data held per parser
+    TREAD_OPT_MAX_INTERNED_BYTES,  /* interned data held per parser
                                       (Perfetto sequences, FXT string
                                       tables), default 256 MiB; more is
                                       TREAD_ERROR_LIMIT_MEMORY */
+    TREAD_OPT_MAX_LINE_BYTES       /* one line of a text format (ftrace),
+                                      default 1 MiB, at least 256; a longer
+                                      line is skipped with a counted
+                                      TREAD_WARN_BAD_RECORD */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;

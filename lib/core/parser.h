@@ -34,6 +34,7 @@ struct tread_parser {
     int json_fast_path;
     uint64_t max_decompressed_bytes;
     uint64_t max_interned_bytes;
+    size_t max_line_bytes;
 
     int state;
     int pause_in_finish;
