@@ -238,6 +238,8 @@ typedef struct pf_decoder {
 
     int finished;
 
+    struct pf_sys *sys;        /* system data sources (pf_system.h) */
+
     /* counters */
     uint64_t n_packets, n_packets_inner, n_zero_len, n_skipped_top;
     uint64_t n_dropped_invalid, n_data_loss[32], n_data_loss_packets;
