@@ -487,10 +487,16 @@ typedef enum tread_option {
                                       (Perfetto sequences, FXT string
                                       tables), default 256 MiB; more is
                                       TREAD_ERROR_LIMIT_MEMORY */
-    TREAD_OPT_MAX_LINE_BYTES       /* one line of a text format (ftrace),
+    TREAD_OPT_MAX_LINE_BYTES,      /* one line of a text format (ftrace),
                                       default 1 MiB, at least 256; a longer
                                       line is skipped with a counted
                                       TREAD_WARN_BAD_RECORD */
+    TREAD_OPT_PERFETTO_FAST_PATH   /* 1 (default): common TrackEvent
+                                      packets are read by a specialised
+                                      reader, the rest by the general one;
+                                      0: the general reader reads every
+                                      packet. Events, warnings and errors
+                                      are the same either way */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;
@@ -596,8 +602,10 @@ typedef struct tread_stats {
     uint64_t warnings_by_kind[TREAD_WARN_KIND_COUNT_];
     uint64_t records;         /* raw records read: JSON objects, Perfetto
                                  packets, FXT records */
-    uint64_t fast_records;    /* of which read by the JSON fast path
-                                 (TREAD_OPT_JSON_FAST_PATH) */
+    uint64_t fast_records;    /* of which read by a fast path: JSON
+                                 records (TREAD_OPT_JSON_FAST_PATH),
+                                 Perfetto packets
+                                 (TREAD_OPT_PERFETTO_FAST_PATH) */
 } tread_stats;
 
 TREAD_API void tread_get_stats(const tread_parser *p, tread_stats *out);

@@ -32,6 +32,7 @@ struct tread_parser {
     int64_t max_warnings_reported;
     int zstd_window_log_max;
     int json_fast_path;
+    int perfetto_fast_path;
     uint64_t max_decompressed_bytes;
     uint64_t max_interned_bytes;
     size_t max_line_bytes;
