@@ -1,0 +1,176 @@
+/*
+ * The module tread: open(), stats(), the exceptions, the kind names.
+ * See doc/python.md.
+ */
+#include "py_module.h"
+
+#include <string.h>
+
+PyObject *tpy_Error, *tpy_ParseError, *tpy_FormatError, *tpy_LimitError;
+PyObject *tpy_Warning;
+PyObject *tpy_kind_names[TREAD_EVENT_KIND_COUNT_];
+
+PyObject *tpy_str(const char *p, size_t len)
+{
+    return PyUnicode_DecodeUTF8(p, (Py_ssize_t)len, "replace");
+}
+
+PyObject *tpy_raise_parser_error(const tread_parser *p)
+{
+    tread_error e = tread_get_error(p);
+    PyObject *type = tpy_Error;
+    switch (e) {
+    case TREAD_ERROR_SYNTAX:
+    case TREAD_ERROR_DECOMPRESS:
+        type = tpy_ParseError;
+        break;
+    case TREAD_ERROR_UNKNOWN_FORMAT:
+    case TREAD_ERROR_UNSUPPORTED:
+        type = tpy_FormatError;
+        break;
+    case TREAD_ERROR_LIMIT_DEPTH:
+    case TREAD_ERROR_LIMIT_EVENT:
+    case TREAD_ERROR_LIMIT_STRING:
+    case TREAD_ERROR_LIMIT_MEMORY:
+        type = tpy_LimitError;
+        break;
+    case TREAD_ERROR_NOMEM:
+        return PyErr_NoMemory();
+    default:
+        break;
+    }
+    const char *msg = tread_get_error_message(p);
+    unsigned long long off = (unsigned long long)tread_get_error_offset(p);
+    PyObject *exc = PyObject_CallFunction(type, "O", Py_None);
+    if (!exc)
+        return NULL;
+    PyObject *text = PyUnicode_FromFormat("%s at byte %llu: %s", tread_error_name(e), off,
+                                          msg ? msg : "");
+    PyObject *excargs = text ? PyTuple_Pack(1, text) : NULL;
+    PyObject *code = PyUnicode_FromString(tread_error_name(e));
+    PyObject *offset = PyLong_FromUnsignedLongLong(off);
+    PyObject *message = tpy_str(msg ? msg : "", msg ? strlen(msg) : 0);
+    if (excargs && code && offset && message &&
+        PyObject_SetAttrString(exc, "args", excargs) == 0 &&
+        PyObject_SetAttrString(exc, "code", code) == 0 &&
+        PyObject_SetAttrString(exc, "offset", offset) == 0 &&
+        PyObject_SetAttrString(exc, "message", message) == 0)
+        PyErr_SetObject(type, exc);
+    Py_XDECREF(text);
+    Py_XDECREF(excargs);
+    Py_XDECREF(code);
+    Py_XDECREF(offset);
+    Py_XDECREF(message);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+static PyObject *live_parsers(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyLong_FromSsize_t(tpy_live_parsers);
+}
+
+/* METH_VARARGS | METH_KEYWORDS functions are PyCFunctionWithKeywords; the
+ * table wants a PyCFunction: cast through a generic function pointer. */
+#define KW_FUNC(f) ((PyCFunction)(void (*)(void))(f))
+
+static PyMethodDef module_methods[] = {
+    {"open", KW_FUNC(tpy_open), METH_VARARGS | METH_KEYWORDS,
+     "open(source, format=None, **options) -> Reader\n\n"
+     "An iterator over the events of a trace, read lazily in chunks.\n"
+     "source: a path (str, bytes, os.PathLike) or a binary file object.\n"
+     "format: 'json', 'perfetto', 'fxt', 'ftrace', 'systrace' or None (sniff).\n"
+     "Filter (in C): kinds, name_prefix, cat_prefix, start, end (ns).\n"
+     "Other options: args, warnings, chunk_size and the parser limits\n"
+     "(max_depth, max_event_bytes, ...). See doc/python.md."},
+    {"stats", KW_FUNC(tpy_stats), METH_VARARGS | METH_KEYWORDS,
+     "stats(source, format=None, top=10, **options) -> dict\n\n"
+     "What `tread stats --json` says about the trace, as a dict."},
+    {"_live_parsers", live_parsers, METH_NOARGS,
+     "_live_parsers() -> int: parsers not yet freed (for tests)"},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "tread",
+    .m_doc = "Streaming reader for Chrome JSON, Perfetto, Fuchsia (FXT), ftrace and "
+             "systrace traces (libtread). See doc/python.md.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+static PyObject *new_error(PyObject *m, const char *name, PyObject *base, const char *doc)
+{
+    char full[64];
+    PyOS_snprintf(full, sizeof full, "tread.%s", name);
+    PyObject *e = PyErr_NewExceptionWithDoc(full, doc, base, NULL);
+    if (e && PyModule_AddObjectRef(m, name, e) != 0)
+        Py_CLEAR(e);
+    return e;
+}
+
+PyMODINIT_FUNC PyInit_tread(void);
+
+PyMODINIT_FUNC PyInit_tread(void)
+{
+    if (PyType_Ready(&tpy_EventType) < 0 || PyType_Ready(&tpy_ReaderType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m)
+        return NULL;
+    if (!(tpy_Error = new_error(m, "Error", NULL,
+                                "A trace that cannot be read: .code (error name), .offset "
+                                "(byte in the decompressed input), .message")) ||
+        !(tpy_ParseError = new_error(m, "ParseError", tpy_Error,
+                                     "Malformed input (syntax, corrupt compression)")) ||
+        !(tpy_FormatError = new_error(m, "FormatError", tpy_Error,
+                                      "Not a trace format tread reads")) ||
+        !(tpy_LimitError = new_error(m, "LimitError", tpy_Error,
+                                     "A limit was reached (max_depth, max_event_bytes, ...)")) ||
+        !(tpy_Warning = new_error(m, "TreadWarning", PyExc_UserWarning,
+                                  "A problem tread skipped over (counted in the stats)")))
+        goto fail;
+    PyObject *kinds = PyTuple_New(TREAD_EVENT_KIND_COUNT_);
+    if (!kinds)
+        goto fail;
+    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++) {
+        PyObject *s = PyUnicode_InternFromString(tread_event_kind_name((tread_event_kind)k));
+        if (!s) {
+            Py_DECREF(kinds);
+            goto fail;
+        }
+        Py_INCREF(s);
+        tpy_kind_names[k] = s;
+        PyTuple_SET_ITEM(kinds, k, s);
+    }
+    PyObject *formats = PyTuple_New(TREAD_FORMAT_COUNT_ - 1);
+    for (int f = 1; formats && f < TREAD_FORMAT_COUNT_; f++) {
+        PyObject *s = PyUnicode_FromString(tread_format_name((tread_format)f));
+        if (!s)
+            Py_CLEAR(formats);
+        else
+            PyTuple_SET_ITEM(formats, f - 1, s);
+    }
+    if (PyModule_AddObject(m, "KINDS", kinds) != 0) {
+        Py_DECREF(kinds);
+        Py_XDECREF(formats);
+        goto fail;
+    }
+    if (!formats || PyModule_AddObject(m, "FORMATS", formats) != 0) {
+        Py_XDECREF(formats);
+        goto fail;
+    }
+    Py_INCREF(&tpy_EventType);
+    Py_INCREF(&tpy_ReaderType);
+    if (PyModule_AddObject(m, "Event", (PyObject *)&tpy_EventType) != 0 ||
+        PyModule_AddObject(m, "Reader", (PyObject *)&tpy_ReaderType) != 0 ||
+        PyModule_AddStringConstant(m, "__version__", tread_version()) != 0)
+        goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}
