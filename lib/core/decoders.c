@@ -7,12 +7,17 @@ extern const tread_decoder_ops tread__fxt_decoder;
 extern const tread_args_codec tread__fxt_args_codec;
 extern const tread_decoder_ops tread__perfetto_decoder;
 extern const tread_args_codec tread__perfetto_args_codec;
+extern const tread_decoder_ops tread__systrace_decoder;
 extern const tread_args_codec tread__proto_args_codec;
+extern const tread_decoder_ops tread__ftrace_decoder;
+extern const tread_args_codec tread__ftrace_args_codec;
 
 static const tread_decoder_ops *const decoders[TREAD_FORMAT_COUNT_] = {
     [TREAD_FORMAT_JSON] = &tread__json_decoder,
     [TREAD_FORMAT_FXT] = &tread__fxt_decoder,
     [TREAD_FORMAT_PERFETTO] = &tread__perfetto_decoder,
+    [TREAD_FORMAT_SYSTRACE] = &tread__systrace_decoder,
+    [TREAD_FORMAT_FTRACE] = &tread__ftrace_decoder,
 };
 
 static const tread_args_codec *const codecs[TREAD_ARGS_ENCODING_COUNT_] = {
@@ -20,6 +25,7 @@ static const tread_args_codec *const codecs[TREAD_ARGS_ENCODING_COUNT_] = {
     [TREAD_ARGS_FXT] = &tread__fxt_args_codec,
     [TREAD_ARGS_PERFETTO] = &tread__perfetto_args_codec,
     [TREAD_ARGS_PROTO] = &tread__proto_args_codec,
+    [TREAD_ARGS_FTRACE] = &tread__ftrace_args_codec,
 };
 
 const tread_decoder_ops *tread__decoder_for(tread_format f)

@@ -1,0 +1,471 @@
+/*
+ * The Linux ftrace text decoder (TREAD_FORMAT_FTRACE): a memchr-driven
+ * line splitter over the fed bytes (zero copy; only a line split across
+ * feeds is gathered, up to TREAD_OPT_MAX_LINE_BYTES), ftrace_line.c for the
+ * columns, ftrace_map.c for what each event becomes. One line gives at most
+ * one event, so a pause needs no state beyond the line it stopped after.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "core/parser.h"
+#include "ftrace/ftrace_args.h"
+#include "ftrace/ftrace_kv.h"
+#include "ftrace/ftrace_line.h"
+#include "ftrace/ftrace_map.h"
+
+#define FTRACE_LOST_CPUS 64
+
+typedef struct ftrace_counts {
+    uint64_t lines, header_lines, event_lines, function_lines, graph_lines,
+        stack_lines, lines_not_understood, lines_too_long, lost_markers,
+        lost_events, lost_events_other_cpus, atrace_malformed, marker_text,
+        fields_missing;
+} ftrace_counts;
+
+typedef struct ftrace_decoder {
+    tread_parser *p;
+    tread_buf line;        /* a line split across feeds */
+    uint64_t base;         /* offset of the next byte fed */
+    uint64_t line_off;     /* offset of the gathered line's first byte */
+    int skipping;          /* inside a line longer than the limit */
+    int finished;
+    ftrace_counts c;
+    uint64_t lost_by_cpu[FTRACE_LOST_CPUS];
+    char lost_names[FTRACE_LOST_CPUS][24];
+} ftrace_decoder;
+
+static tread_str mkstr(const char *p, size_t n)
+{
+    tread_str s;
+    s.ptr = p;
+    s.len = n;
+    return s;
+}
+
+#define NAME_IS(L, lit) ((L)->name.len == sizeof lit - 1 && memcmp((L)->name.ptr, lit, sizeof lit - 1) == 0)
+#define KEY_IS(kv, lit) ((kv).key_len == sizeof lit - 1 && memcmp((kv).key, lit, sizeof lit - 1) == 0)
+
+static int kv_int(const ftrace_kv *kv, int64_t *out)
+{
+    return ftrace_parse_int(kv->val, kv->val_len, out) == 0;
+}
+
+static int emit(ftrace_decoder *d, tread_event *ev)
+{
+    return tread__emit_inline(d->p, ev);
+}
+
+static void missing(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
+{
+    d->c.fields_missing++;
+    tread__warn(d->p, TREAD_WARN_BAD_FIELD, off,
+                "%.*s: a field the event needs is missing or not a number: "
+                "delivered as a generic ftrace event",
+                (int)(L->name.len > 64 ? 64 : L->name.len), L->name.ptr);
+}
+
+/* sched_switch, sched_wakeup*, cpu_frequency, cpu_idle, task_*: reads the
+ * fields the mapping needs. Returns a TREAD_FTRACE_* result. */
+static int map_known(ftrace_decoder *d, tread_event *ev, const tread_ftrace_common *c,
+                     const ftrace_line *L, uint64_t off)
+{
+    const char *pos = L->payload.ptr, *end = pos + L->payload.len;
+    ftrace_kv kv;
+    (void)d;
+    (void)off;
+    switch (L->name.len) {
+    case 12:
+        if (NAME_IS(L, "sched_switch")) {
+            tread_ftrace_sched_switch s;
+            int have = 0;
+            memset(&s, 0, sizeof s);
+            while (ftrace_kv_next(&pos, end, &kv)) {
+                if (KEY_IS(kv, "prev_pid"))
+                    have |= kv_int(&kv, &s.prev_pid);
+                else if (KEY_IS(kv, "prev_comm"))
+                    s.prev_comm = mkstr(kv.val, kv.val_len);
+                else if (KEY_IS(kv, "prev_prio"))
+                    kv_int(&kv, &s.prev_prio);
+                else if (KEY_IS(kv, "prev_state")) {
+                    s.prev_state_text = mkstr(kv.val, kv.val_len);
+                    s.has_prev_state_num = kv_int(&kv, &s.prev_state);
+                } else if (KEY_IS(kv, "next_comm"))
+                    s.next_comm = mkstr(kv.val, kv.val_len);
+                else if (KEY_IS(kv, "next_pid"))
+                    kv_int(&kv, &s.next_pid);
+                else if (KEY_IS(kv, "next_prio"))
+                    kv_int(&kv, &s.next_prio);
+            }
+            if (!have)
+                return TREAD_FTRACE_MALFORMED;
+            return tread__ftrace_map_sched_switch(ev, c, &s);
+        }
+        if (NAME_IS(L, "sched_wakeup") || NAME_IS(L, "sched_waking"))
+            goto wakeup;
+        if (NAME_IS(L, "task_newtask")) {
+            tread_ftrace_task_newtask t;
+            int have = 0;
+            memset(&t, 0, sizeof t);
+            while (ftrace_kv_next(&pos, end, &kv)) {
+                if (KEY_IS(kv, "pid"))
+                    have |= kv_int(&kv, &t.pid);
+                else if (KEY_IS(kv, "comm"))
+                    t.comm = mkstr(kv.val, kv.val_len);
+            }
+            if (!have)
+                return TREAD_FTRACE_MALFORMED;
+            return tread__ftrace_map_task_newtask(ev, c, &t);
+        }
+        return TREAD_FTRACE_NONE;
+    case 16:
+        if (NAME_IS(L, "sched_wakeup_new"))
+            goto wakeup;
+        return TREAD_FTRACE_NONE;
+    case 13:
+        if (NAME_IS(L, "cpu_frequency"))
+            goto cpu_state;
+        return TREAD_FTRACE_NONE;
+    case 8:
+        if (NAME_IS(L, "cpu_idle"))
+            goto cpu_state;
+        return TREAD_FTRACE_NONE;
+    case 11:
+        if (NAME_IS(L, "task_rename")) {
+            tread_ftrace_task_rename t;
+            int have = 0, named = 0;
+            memset(&t, 0, sizeof t);
+            while (ftrace_kv_next(&pos, end, &kv)) {
+                if (KEY_IS(kv, "pid"))
+                    have |= kv_int(&kv, &t.pid);
+                else if (KEY_IS(kv, "oldcomm"))
+                    t.oldcomm = mkstr(kv.val, kv.val_len);
+                else if (KEY_IS(kv, "newcomm")) {
+                    t.newcomm = mkstr(kv.val, kv.val_len);
+                    named = 1;
+                }
+            }
+            if (!have || !named)
+                return TREAD_FTRACE_MALFORMED;
+            return tread__ftrace_map_task_rename(ev, c, &t);
+        }
+        return TREAD_FTRACE_NONE;
+    default:
+        return TREAD_FTRACE_NONE;
+    }
+wakeup: {
+        tread_ftrace_sched_wakeup w;
+        int have = 0;
+        memset(&w, 0, sizeof w);
+        w.target_cpu = -1;
+        while (ftrace_kv_next(&pos, end, &kv)) {
+            if (KEY_IS(kv, "pid"))
+                have |= kv_int(&kv, &w.pid);
+            else if (KEY_IS(kv, "comm"))
+                w.comm = mkstr(kv.val, kv.val_len);
+            else if (KEY_IS(kv, "prio"))
+                kv_int(&kv, &w.prio);
+            else if (KEY_IS(kv, "target_cpu"))
+                kv_int(&kv, &w.target_cpu);
+        }
+        if (!have)
+            return TREAD_FTRACE_MALFORMED;
+        return tread__ftrace_map_sched_wakeup(ev, c, &w);
+    }
+cpu_state: {
+        tread_ftrace_cpu_state f;
+        int have = 0;
+        memset(&f, 0, sizeof f);
+        while (ftrace_kv_next(&pos, end, &kv)) {
+            if (KEY_IS(kv, "state"))
+                have |= ftrace_parse_uint(kv.val, kv.val_len, &f.state) == 0 ? 1 : 0;
+            else if (KEY_IS(kv, "cpu_id"))
+                have |= kv_int(&kv, &f.cpu_id) ? 2 : 0;
+        }
+        if (have != 3)
+            return TREAD_FTRACE_MALFORMED;
+        return L->name.len == 8 ? tread__ftrace_map_cpu_idle(ev, c, &f)
+                                : tread__ftrace_map_cpu_frequency(ev, c, &f);
+    }
+}
+
+static int event_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
+{
+    tread_ftrace_common c;
+    tread_event ev;
+    c.ts = L->ts;
+    c.cpu = L->cpu;
+    c.tid = L->pid;
+    c.tgid = L->tgid;
+    c.flags = TREAD_FTRACE_HAS_CPU | (L->has_tgid ? TREAD_FTRACE_HAS_TGID : 0);
+    c.comm = L->task;
+    c.args.data = (const unsigned char *)L->payload.ptr;
+    c.args.len = L->payload.len;
+    c.args.encoding = TREAD_ARGS_FTRACE;
+    c.args.ctx = NULL;
+    c.offset = off;
+    tread__ftrace_event_init(&ev, &c, L->name);
+    int r;
+    if (tread__ftrace_is_marker_event(L->name.ptr, L->name.len)) {
+        r = tread__ftrace_map_print(&ev, &c, L->payload.ptr, L->payload.len);
+        if (r == TREAD_FTRACE_NOT_ATRACE) {
+            d->c.marker_text++;
+        } else if (r == TREAD_FTRACE_MALFORMED) {
+            d->c.atrace_malformed++;
+            tread__warn(d->p, TREAD_WARN_BAD_FIELD, off,
+                        "malformed atrace payload \"%.*s\": delivered as a generic ftrace event",
+                        (int)(L->payload.len > 64 ? 64 : L->payload.len), L->payload.ptr);
+        }
+    } else {
+        r = map_known(d, &ev, &c, L, off);
+        if (r == TREAD_FTRACE_MALFORMED)
+            missing(d, L, off);
+    }
+    if (r != TREAD_FTRACE_MAPPED) {
+        tread__ftrace_event_init(&ev, &c, L->name);
+        tread__ftrace_map_generic(&ev, &c);
+    }
+    return emit(d, &ev);
+}
+
+static int function_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
+{
+    tread_ftrace_common c;
+    tread_event ev;
+    memset(&c, 0, sizeof c);
+    c.ts = L->ts;
+    c.cpu = L->cpu;
+    c.tid = L->pid;
+    c.tgid = L->tgid;
+    c.flags = TREAD_FTRACE_HAS_CPU | (L->has_tgid ? TREAD_FTRACE_HAS_TGID : 0);
+    c.args.data = (const unsigned char *)L->payload.ptr;
+    c.args.len = L->payload.len;
+    c.args.encoding = TREAD_ARGS_FTRACE;
+    c.args.ctx = &tread__ftrace_ctx_function;
+    c.offset = off;
+    tread__ftrace_event_init(&ev, &c, L->name);
+    tread__ftrace_map_generic(&ev, &c);
+    ev.cat = mkstr("function", 8);
+    return emit(d, &ev);
+}
+
+static int graph_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
+{
+    tread_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.cat = mkstr("function_graph", 14);
+    ev.offset = off;
+    ev.cpu = L->cpu;
+    ev.flags = TREAD_HAS_CPU;
+    if (L->has_ts) {
+        ev.ts = L->ts;
+        ev.flags |= TREAD_HAS_TS;
+    }
+    if (L->has_pid) {
+        ev.pid = ev.tid = L->pid;
+        ev.flags |= TREAD_HAS_TID;
+    }
+    if (L->has_dur) {
+        ev.dur = L->dur;
+        ev.flags |= TREAD_HAS_DUR;
+    }
+    ev.name = L->name;
+    switch (L->graph) {
+    case FTRACE_GRAPH_ENTER:
+        ev.kind = TREAD_EVENT_SLICE_BEGIN;
+        break;
+    case FTRACE_GRAPH_EXIT:
+        ev.kind = TREAD_EVENT_SLICE_END;
+        break;
+    case FTRACE_GRAPH_LEAF:
+        ev.kind = TREAD_EVENT_COMPLETE;
+        break;
+    default:
+        ev.kind = TREAD_EVENT_INSTANT;
+        ev.scope = TREAD_SCOPE_THREAD;
+        ev.name = L->payload;
+        break;
+    }
+    return emit(d, &ev);
+}
+
+/* One complete line (without its '\n'). Returns -1 when it gave no event,
+ * else 1 when a callback asked to stop, 0 when not. */
+static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off)
+{
+    ftrace_line L;
+    ftrace_parse_line(s, n, &L);
+    d->c.lines++;
+    switch (L.kind) {
+    case FTRACE_LINE_HEADER:
+        d->c.header_lines++;
+        return -1;
+    case FTRACE_LINE_EVENT:
+        d->c.event_lines++;
+        return event_line(d, &L, off);
+    case FTRACE_LINE_FUNCTION:
+        d->c.function_lines++;
+        return function_line(d, &L, off);
+    case FTRACE_LINE_GRAPH:
+        d->c.graph_lines++;
+        return graph_line(d, &L, off);
+    case FTRACE_LINE_STACK:
+        d->c.stack_lines++;
+        return -1;
+    case FTRACE_LINE_LOST:
+        d->c.lost_markers++;
+        d->c.lost_events += (uint64_t)L.lost;
+        if (L.cpu >= 0 && L.cpu < FTRACE_LOST_CPUS)
+            d->lost_by_cpu[L.cpu] += (uint64_t)L.lost;
+        else
+            d->c.lost_events_other_cpus += (uint64_t)L.lost;
+        tread__warn(d->p, TREAD_WARN_DATA_LOSS, off, "cpu %lld lost %lld events",
+                    (long long)L.cpu, (long long)L.lost);
+        return -1;
+    default:
+        d->c.lines_not_understood++;
+        tread__warn(d->p, TREAD_WARN_BAD_RECORD, off, "line not understood: %s: \"%.*s\"",
+                    L.why, (int)(n > 48 ? 48 : n), s);
+        return -1;
+    }
+}
+
+static void too_long(ftrace_decoder *d, uint64_t off)
+{
+    d->c.lines++;
+    d->c.lines_too_long++;
+    tread__warn(d->p, TREAD_WARN_BAD_RECORD, off,
+                "line longer than the max-line-bytes option (%zu): skipped",
+                d->p->max_line_bytes);
+}
+
+static tread_status fd_feed(void *dec, const unsigned char *data, size_t len,
+                            size_t *consumed)
+{
+    ftrace_decoder *d = dec;
+    size_t pos = 0, max = d->p->max_line_bytes;
+    *consumed = 0;
+    if (!data)
+        return TREAD_STATUS_OK; /* nothing is left inside a line */
+    while (pos < len) {
+        const unsigned char *nl = memchr(data + pos, '\n', len - pos);
+        if (d->skipping) {
+            if (!nl)
+                break;
+            d->skipping = 0;
+            pos = (size_t)(nl - data) + 1;
+            continue;
+        }
+        if (!nl) {
+            if (d->line.len == 0)
+                d->line_off = d->base + pos;
+            if (d->line.len + (len - pos) > max) {
+                too_long(d, d->line_off);
+                d->line.len = 0;
+                d->skipping = 1;
+            } else if (tread_buf_append(&d->line, data + pos, len - pos) != 0) {
+                return tread__fail(d->p, TREAD_ERROR_NOMEM, d->line_off, "out of memory");
+            }
+            break;
+        }
+        size_t n = (size_t)(nl - data) - pos;
+        int stop;
+        if (d->line.len) {
+            uint64_t off = d->line_off;
+            if (d->line.len + n > max) {
+                too_long(d, off);
+                stop = -1;
+            } else if (tread_buf_append(&d->line, data + pos, n) != 0) {
+                return tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
+            } else {
+                stop = do_line(d, (const char *)d->line.data, d->line.len, off);
+            }
+            d->line.len = 0;
+        } else if (n > max) {
+            too_long(d, d->base + pos);
+            stop = -1;
+        } else {
+            stop = do_line(d, (const char *)data + pos, n, d->base + pos);
+        }
+        pos += n + 1;
+        /* a stop asked for by a warning waits for the next event */
+        if (stop >= 0 && d->p->stop_requested) {
+            *consumed = pos;
+            d->base += pos;
+            return TREAD_STATUS_PAUSED;
+        }
+    }
+    *consumed = len;
+    d->base += len;
+    return TREAD_STATUS_OK;
+}
+
+static tread_status fd_finish(void *dec)
+{
+    ftrace_decoder *d = dec;
+    if (d->finished)
+        return TREAD_STATUS_OK;
+    d->finished = 1;
+    if (d->line.len) { /* the last line has no newline */
+        size_t n = d->line.len;
+        d->line.len = 0; /* the buffer's bytes stay valid until the next feed */
+        do_line(d, (const char *)d->line.data, n, d->line_off);
+    }
+    return TREAD_STATUS_OK;
+}
+
+static void *fd_create(tread_parser *p)
+{
+    ftrace_decoder *d = tread_malloc(&p->alloc, sizeof *d);
+    if (!d)
+        return NULL;
+    memset(d, 0, sizeof *d);
+    d->p = p;
+    tread_buf_init(&d->line, &p->alloc, p->max_line_bytes);
+    for (int i = 0; i < FTRACE_LOST_CPUS; i++)
+        snprintf(d->lost_names[i], sizeof d->lost_names[i], "lost_events.cpu%d", i);
+    return d;
+}
+
+static void fd_destroy(void *dec)
+{
+    ftrace_decoder *d = dec;
+    if (!d)
+        return;
+    tread_buf_free(&d->line);
+    tread_free(&d->p->alloc, d);
+}
+
+static size_t fd_counters(const void *dec, tread_counter *out, size_t max)
+{
+    const ftrace_decoder *d = dec;
+    size_t n = 0;
+    n = tread__counter_put(out, max, n, "lines", d->c.lines);
+    n = tread__counter_put(out, max, n, "header_lines", d->c.header_lines);
+    n = tread__counter_put(out, max, n, "event_lines", d->c.event_lines);
+    n = tread__counter_put(out, max, n, "function_lines", d->c.function_lines);
+    n = tread__counter_put(out, max, n, "function_graph_lines", d->c.graph_lines);
+    n = tread__counter_put(out, max, n, "stack_lines", d->c.stack_lines);
+    n = tread__counter_put(out, max, n, "lines_not_understood", d->c.lines_not_understood);
+    n = tread__counter_put(out, max, n, "lines_too_long", d->c.lines_too_long);
+    n = tread__counter_put(out, max, n, "atrace_malformed", d->c.atrace_malformed);
+    n = tread__counter_put(out, max, n, "marker_text", d->c.marker_text);
+    n = tread__counter_put(out, max, n, "fields_missing", d->c.fields_missing);
+    n = tread__counter_put(out, max, n, "lost_markers", d->c.lost_markers);
+    n = tread__counter_put(out, max, n, "lost_events", d->c.lost_events);
+    for (int i = 0; i < FTRACE_LOST_CPUS; i++)
+        if (d->lost_by_cpu[i])
+            n = tread__counter_put(out, max, n, d->lost_names[i], d->lost_by_cpu[i]);
+    if (d->c.lost_events_other_cpus)
+        n = tread__counter_put(out, max, n, "lost_events.cpu_other",
+                               d->c.lost_events_other_cpus);
+    return n;
+}
+
+const tread_decoder_ops tread__ftrace_decoder = {
+    .format = TREAD_FORMAT_FTRACE,
+    .create = fd_create,
+    .feed = fd_feed,
+    .finish = fd_finish,
+    .destroy = fd_destroy,
+    .counters = fd_counters,
+};
