@@ -9,13 +9,18 @@
 void cli_print_usage(FILE *fp)
 {
     fputs(
-"Usage: tread COMMAND [OPTIONS] FILE|-\n"
+"Usage: tread COMMAND [OPTIONS] FILE|- [OUT]\n"
 "Read a trace file (Chrome JSON; gzip or zstd compressed or not) as a stream.\n"
 "\n"
 "Commands:\n"
 "  stats                  summary: format, sizes, events by kind, top names,\n"
 "                         processes and threads, time range, warnings\n"
 "  cat                    one JSON object per event per line (NDJSON)\n"
+"  convert --to json|perfetto FILE OUT\n"
+"                         the trace as Chrome JSON or Perfetto protobuf\n"
+"  split --max-bytes N FILE OUTPREFIX\n"
+"                         pieces of at most N bytes that each stand alone\n"
+"                         (OUTPREFIX-00000.json ...; --to as for convert)\n"
 "\n"
 "Options:\n"
 "  --format NAME          force the input format: json, perfetto, fxt,\n"
@@ -28,6 +33,10 @@ void cli_print_usage(FILE *fp)
 "  --no-progress          no progress bar, even on a terminal\n"
 "  --json                 stats: one JSON object instead of text\n"
 "  --top N                stats: how many top names to list (default 10)\n"
+"  --to FORMAT            convert, split: json or perfetto\n"
+"  --max-bytes N          split: largest piece (suffix K, M, G allowed)\n"
+"  --max-interned N       convert, split to perfetto: strings interned\n"
+"                         before the interning state starts over\n"
 "  -h, --help             show this help and exit\n"
 "  --version              show the version and exit\n"
 "\n"
@@ -77,6 +86,7 @@ static int parse_format(const char *s, tread_format *out)
 /* Options that take a value. */
 typedef enum value_opt {
     OPT_FORMAT, OPT_MAX_EVENT, OPT_MAX_DEPTH, OPT_MAX_STRING, OPT_TOP,
+    OPT_TO, OPT_MAX_BYTES, OPT_MAX_INTERNED,
     OPT_NONE
 } value_opt;
 
@@ -84,7 +94,7 @@ static value_opt value_option(const char *name)
 {
     static const char *const names[] = {
         "--format", "--max-event-bytes", "--max-depth", "--max-string-bytes",
-        "--top"};
+        "--top", "--to", "--max-bytes", "--max-interned"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return (value_opt)i;
@@ -101,6 +111,20 @@ static int set_value(cli_options *opt, value_opt which, const char *name,
     case OPT_MAX_DEPTH: rc = parse_size(val, &opt->max_depth); break;
     case OPT_MAX_STRING: rc = parse_size(val, &opt->max_string_bytes); break;
     case OPT_TOP: rc = parse_size(val, &opt->top); break;
+    case OPT_TO:
+        if (strcmp(val, "json") == 0)
+            opt->convert_to = CLI_TO_JSON;
+        else if (strcmp(val, "perfetto") == 0)
+            opt->convert_to = CLI_TO_PERFETTO;
+        else
+            rc = -1;
+        break;
+    case OPT_MAX_BYTES: rc = parse_size(val, &opt->max_bytes); break;
+    case OPT_MAX_INTERNED:
+        rc = parse_size(val, &opt->max_interned);
+        if (rc == 0 && opt->max_interned > (1 << 24))
+            rc = -1; /* the table holds 2 slots per string */
+        break;
     case OPT_NONE: break;
     }
     if (rc != 0) {
@@ -137,10 +161,17 @@ static int positional(cli_options *opt, const char *a, int *npos)
             opt->command = CLI_CMD_STATS;
         else if (strcmp(a, "cat") == 0)
             opt->command = CLI_CMD_CAT;
+        else if (strcmp(a, "convert") == 0)
+            opt->command = CLI_CMD_CONVERT;
+        else if (strcmp(a, "split") == 0)
+            opt->command = CLI_CMD_SPLIT;
         else
             return usage_error("unknown command", a);
     } else if (*npos == 1) {
         opt->path = a;
+    } else if (*npos == 2 && (opt->command == CLI_CMD_CONVERT ||
+                              opt->command == CLI_CMD_SPLIT)) {
+        opt->output = a;
     } else {
         return usage_error("unexpected argument", a);
     }
@@ -157,6 +188,7 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
     opt->max_string_bytes = -1;
     opt->progress = 1;
     opt->top = 10;
+    opt->max_interned = -1;
 
     int npos = 0, only_positional = 0, top_given = 0;
     for (int i = 1; i < argc; i++) {
@@ -204,6 +236,36 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
     if (!opt->path) {
         fputs("tread: missing FILE argument (use - for standard input)\n"
               "Try 'tread --help'.\n", stderr);
+        return EXIT_USAGE;
+    }
+    int conv = opt->command == CLI_CMD_CONVERT || opt->command == CLI_CMD_SPLIT;
+    if (conv && !opt->output) {
+        fprintf(stderr, "tread: missing %s argument\nTry 'tread --help'.\n",
+                opt->command == CLI_CMD_SPLIT ? "OUTPREFIX" : "OUT");
+        return EXIT_USAGE;
+    }
+    if (opt->command == CLI_CMD_CONVERT && opt->convert_to == CLI_TO_NONE) {
+        fputs("tread: convert needs --to json or --to perfetto\n"
+              "Try 'tread --help'.\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (opt->command == CLI_CMD_SPLIT && opt->max_bytes <= 0) {
+        fputs("tread: split needs --max-bytes N\nTry 'tread --help'.\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (opt->command == CLI_CMD_SPLIT && strcmp(opt->output, "-") == 0) {
+        fputs("tread: split writes files: OUTPREFIX cannot be -\n"
+              "Try 'tread --help'.\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (!conv && (opt->convert_to || opt->max_bytes || opt->max_interned > 0)) {
+        fprintf(stderr, "tread: %s applies only to 'tread convert' and 'tread split'\n",
+                opt->convert_to ? "--to" : opt->max_bytes ? "--max-bytes"
+                                                          : "--max-interned");
+        return EXIT_USAGE;
+    }
+    if (opt->command == CLI_CMD_CONVERT && opt->max_bytes) {
+        fputs("tread: --max-bytes applies only to 'tread split'\n", stderr);
         return EXIT_USAGE;
     }
     if (opt->command != CLI_CMD_STATS && (opt->json || top_given)) {

@@ -12,8 +12,13 @@
 typedef enum cli_command {
     CLI_CMD_NONE = 0,
     CLI_CMD_STATS,
-    CLI_CMD_CAT
+    CLI_CMD_CAT,
+    CLI_CMD_CONVERT,
+    CLI_CMD_SPLIT
 } cli_command;
+
+/* --to: the output format of convert and split. */
+enum { CLI_TO_NONE = 0, CLI_TO_JSON, CLI_TO_PERFETTO };
 
 typedef struct cli_options {
     cli_command command;
@@ -34,6 +39,12 @@ typedef struct cli_options {
     /* stats */
     int json;                 /* --json */
     int64_t top;              /* --top N */
+
+    /* convert, split */
+    const char *output;       /* OUT (convert) or OUTPREFIX (split) */
+    int convert_to;           /* --to: CLI_TO_* */
+    int64_t max_bytes;        /* split --max-bytes N */
+    int64_t max_interned;     /* --max-interned N, -1: default */
 } cli_options;
 
 /* Exit codes, as documented in doc/tread.1. */

@@ -28,6 +28,10 @@ int main(int argc, char **argv)
         return cmd_stats(&opt);
     case CLI_CMD_CAT:
         return cmd_cat(&opt);
+    case CLI_CMD_CONVERT:
+        return cmd_convert(&opt);
+    case CLI_CMD_SPLIT:
+        return cmd_split(&opt);
     case CLI_CMD_NONE:
         break;
     }
