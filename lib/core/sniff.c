@@ -188,6 +188,12 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
     const unsigned char *t = d + i;
     if (has_prefix_ci(t + (j - i), n - j, "<!doctype html") || has_prefix_ci(t + (j - i), n - j, "<html"))
         return TREAD_FORMAT_SYSTRACE;
+    /* ctrace: "TRACE:\n" (atrace's marker, after whatever adb printed)
+     * then a zlib header (78 01/5e/9c/da) */
+    for (size_t k = 0; k + 9 <= n - i && k + 7 <= window; k++)
+        if (memcmp(t + k, "TRACE:\n", 7) == 0 && t[k + 7] == 0x78 &&
+            ((0x78 << 8) | t[k + 8]) % 31 == 0)
+            return TREAD_FORMAT_SYSTRACE;
     if (contains(t, window, "# tracer") || contains(t, window, "TRACE:\n") ||
         has_prefix_ci(t, n - i, "cpus=") || (t[0] == ' ' && j < n && d[j] != '{' && d[j] != '['))
         return TREAD_FORMAT_FTRACE;

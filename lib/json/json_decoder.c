@@ -206,6 +206,11 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
 {
     int top_scalar = 0;
     d->last_good_off = d->value_end;
+    if (d->sys_streamed) {
+        /* the null standing for a streamed systemTraceEvents string */
+        d->sys_streamed = 0;
+        return boundary(d);
+    }
     if (d->cap == CAP_NONE) {
         int role;
         int act = place_value(d, 0, &role);
@@ -520,6 +525,54 @@ static void on_special(void *ctx, int kind, const char *text, size_t len, uint64
     d->special_len = len;
 }
 
+/* ---- the systemTraceEvents string ------------------------------------ */
+
+static void sub_stop(json_decoder *d)
+{
+    if (d->sub_on)
+        sys_sub_free(&d->sub);
+    d->sub_on = 0;
+}
+
+static int on_stream(void *ctx, int op, uint64_t off)
+{
+    D;
+    tread_status st;
+    switch (op) {
+    case JSON_STREAM_ASK:
+        /* only the top-level key's string value, yajl having read the key */
+        if (d->depth != 1 || d->role[0] != ROLE_TOP || d->cap != CAP_NONE || d->doc_done ||
+            !key_is(&d->top_key, "systemTraceEvents"))
+            return 0;
+        if (sys_sub_init(&d->sub, d->p, TREAD_FORMAT_FTRACE, "systemTraceEvents", off + 1))
+            return 0; /* out of memory is recorded: the capture path fails too */
+        d->sub_on = 1;
+        d->filter.sub = &d->sub;
+        return 1;
+    case JSON_STREAM_PAUSED:
+        d->pause_user = 1;
+        d->p->stop_requested = 0;
+        return 0;
+    default: /* END, TRUNC */
+        if (!d->sub_on)
+            return 0;
+        st = sys_sub_finish(&d->sub);
+        if (st == TREAD_STATUS_PAUSED) {
+            d->pause_user = 1;
+            d->p->stop_requested = 0;
+            return 1;
+        }
+        if (op == JSON_STREAM_TRUNC && st == TREAD_STATUS_OK)
+            tread__warn(d->p, TREAD_WARN_TRUNCATED_EVENT, off,
+                        "input ends inside the systemTraceEvents string that starts at byte %llu: "
+                        "what came of it was decoded",
+                        (unsigned long long)(d->sub.off - 1));
+        sub_stop(d);
+        d->sys_streamed = op == JSON_STREAM_END;
+        return st == TREAD_STATUS_OK ? 0 : -1;
+    }
+}
+
 /* ---- decoder interface ------------------------------------------------ */
 
 static tread_status continue_emit(json_decoder *d)
@@ -544,6 +597,11 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
     json_decoder *d = dec;
     *consumed = 0;
     tread_status st = continue_emit(d);
+    if (st == TREAD_STATUS_OK && d->sub_on && sys_sub_paused(&d->sub)) {
+        st = sys_sub_resume(&d->sub); /* inside the systemTraceEvents string */
+        if (st == TREAD_STATUS_PAUSED)
+            d->p->stop_requested = 0;
+    }
     if (st != TREAD_STATUS_OK || len == 0)
         return st;
     size_t pos = 0;
@@ -667,6 +725,7 @@ static void jd_destroy(void *dec)
     tread_buf_free(&d->top_key);
     tread_buf_free(&d->sub_key);
     tread_buf_free(&d->series);
+    sub_stop(d);
     json_filter_free(&d->filter);
     tread_free(a, d->stack);
     tread_free(a, d->role);
@@ -712,6 +771,7 @@ static void *jd_create(tread_parser *p)
     d->yaf.free = y_free;
     d->yaf.ctx = (void *)&p->alloc;
     json_filter_init(&d->filter, p, json_sink, on_special, d);
+    d->filter.stream = on_stream;
     d->slow_window = JSON_SLOW_WINDOW;
     if (!d->stack || !d->role || rebuild_yajl(d)) {
         jd_destroy(d);

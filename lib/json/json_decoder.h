@@ -15,6 +15,7 @@
 #include "core/parser.h"
 #include "json/json_filter.h"
 #include "json/json_record.h"
+#include "systrace/sys_sub.h"
 
 /* What the values directly inside a container are. */
 enum json_role {
@@ -101,6 +102,11 @@ typedef struct json_decoder {
     int finishing;          /* in jd_finish: yajl reads what is left */
     unsigned fast_misses;   /* takeovers in a row that read few records */
     uint64_t fast_skip;     /* record boundaries to let pass before the next */
+
+    /* a systemTraceEvents string streamed into an ftrace sub-trace */
+    sys_sub sub;
+    int sub_on;             /* sub is initialised */
+    int sys_streamed;       /* yajl's next value is the null standing for it */
 } json_decoder;
 
 /* Offset in the input of what yajl has read so far. */

@@ -1,9 +1,30 @@
 #include "json/json_filter.h"
+#include "json/json_sysstr.h"
 
 #include <string.h>
 
 enum { F_VALUE = 0, F_STRING, F_STRING_ESC, F_SLASH, F_LINE_COMMENT,
-       F_BLOCK_COMMENT, F_BLOCK_STAR, F_WORD };
+       F_BLOCK_COMMENT, F_BLOCK_STAR, F_WORD,
+       F_SYS,      /* inside a streamed systemTraceEvents string */
+       F_SYS_END   /* its closing quote was read; the sub-trace is finishing */
+};
+
+static const char sys_key[] = "systemTraceEvents";
+#define SYS_KEY_LEN (sizeof sys_key - 1)
+
+/* Did the string that just closed at d[q] read "systemTraceEvents"? Its
+ * start may be held from earlier chunks. */
+static int string_is_sys_key(const json_filter *f, const unsigned char *d, size_t q, uint64_t off)
+{
+    if (f->run != SYS_KEY_LEN)
+        return 0;
+    if (f->held.len) {
+        size_t h = f->held.len - 1; /* held bytes after the quote */
+        return h <= SYS_KEY_LEN && q == SYS_KEY_LEN - h &&
+               memcmp(f->held.data + 1, sys_key, h) == 0 && memcmp(d, sys_key + h, q) == 0;
+    }
+    return f->run_off >= off && memcmp(d + (f->run_off - off) + 1, sys_key, SYS_KEY_LEN) == 0;
+}
 
 enum { CL_PLAIN = 0, CL_NUM, CL_MINUS, CL_LETTER, CL_QUOTE, CL_SLASH, CL_COMMA };
 
@@ -41,6 +62,7 @@ void json_filter_free(json_filter *f) { tread_buf_free(&f->held); }
 
 static void reset_value_state(json_filter *f)
 {
+    f->key_pending = 0;
     f->state = F_VALUE;
     f->in_number = 0;
     f->run = 0;
@@ -200,6 +222,16 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
         SYNTH(tmp, len, f->replay_off);
     }
 
+    if (f->state == F_SYS_END) {
+        /* the sub-trace paused while finishing: finish it, then yajl
+         * gets the null that stands for the string */
+        rc = f->stream(f->ctx, JSON_STREAM_END, off);
+        if (rc)
+            return rc;
+        f->sub = NULL;
+        SYNTH("null", 4, f->run_off);
+    }
+
     if (f->rescan) {
         /* bytes of a held token after a stop inside it: scan them again */
         tread_buf again = f->held;
@@ -236,6 +268,33 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
     while (i < n) {
         switch (f->state) {
         case F_VALUE: {
+            if (f->key_pending) {
+                /* "systemTraceEvents" ended: is a string value next? */
+                size_t j = i;
+                while (j < n && (json_is_ws(d[j]) || d[j] == ':'))
+                    j++;
+                if (j == n) {
+                    i = j;
+                    break;
+                }
+                if (d[j] == '"') {
+                    /* yajl reads up to the quote, so that the decoder
+                     * knows where the key stands */
+                    FLUSH(j);
+                    f->key_pending = 0;
+                    if (f->stream(f->ctx, JSON_STREAM_ASK, off + j)) {
+                        f->state = F_SYS;
+                        f->esc = 0;
+                        f->hi_surrogate = 0;
+                        f->run_off = off + j;
+                        i = j + 1;
+                        start = i;
+                        break;
+                    }
+                } else if (d[j] != '/') {
+                    f->key_pending = 0;
+                }
+            }
             if (f->comma_held) {
                 while (i < n && json_is_ws(d[i]))
                     i++;
@@ -387,6 +446,8 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                 f->run += (uint64_t)(q - s);
                 i = (size_t)(q - d) + 1;
                 f->state = F_VALUE;
+                if (f->stream && f->run == SYS_KEY_LEN)
+                    f->key_pending = string_is_sys_key(f, d, (size_t)(q - d), off);
             } else {
                 f->run += (uint64_t)(n - i);
                 i = n;
@@ -443,6 +504,29 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
             i++;
             start = i;
             break;
+        case F_SYS: {
+            int sr = json_sysstr_scan(f, d, n, &i, off);
+            start = i;
+            if (sr == SYSSTR_ERROR)
+                return -1;
+            if (sr == SYSSTR_PAUSED) {
+                f->stream(f->ctx, JSON_STREAM_PAUSED, off + i);
+                *consumed = i;
+                return 1;
+            }
+            if (sr == SYSSTR_CLOSED) {
+                f->state = F_SYS_END;
+                rc = f->stream(f->ctx, JSON_STREAM_END, off + i);
+                if (rc) {
+                    if (rc == 1)
+                        *consumed = i;
+                    return rc;
+                }
+                f->sub = NULL;
+                SYNTH("null", 4, f->run_off);
+            }
+            break;
+        }
         case F_WORD:
             while (i < n && (is_letter(d[i]) || (f->word_len == 0 && d[i] == '-'))) {
                 if (f->word_len < sizeof f->word)
@@ -499,7 +583,8 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
 
 int json_filter_mid_token(const json_filter *f)
 {
-    return f->cut_token || f->state == F_STRING || f->state == F_STRING_ESC || f->in_number;
+    return f->cut_token || f->state == F_STRING || f->state == F_STRING_ESC || f->in_number ||
+           f->state == F_SYS || f->state == F_SYS_END;
 }
 
 int json_filter_idle(const json_filter *f)
@@ -512,6 +597,19 @@ int json_filter_finish(json_filter *f, uint64_t off)
 {
     size_t taken;
     (void)taken;
+    if (f->state == F_SYS || f->state == F_SYS_END) {
+        /* the input ends inside the streamed string: what came of it is
+         * decoded, the decoder reports the truncation */
+        if (f->state == F_SYS && json_sysstr_close(f, off) == TREAD_STATUS_ERROR)
+            return -1;
+        int rc = f->stream(f->ctx, f->state == F_SYS ? JSON_STREAM_TRUNC : JSON_STREAM_END, off);
+        if (rc)
+            return rc;
+        f->sub = NULL;
+        f->state = F_VALUE;
+        f->cut_token = 1;
+        return 0;
+    }
     if (f->replay_len) {
         unsigned char tmp[sizeof f->replay];
         size_t len = f->replay_len;

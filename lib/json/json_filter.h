@@ -39,10 +39,21 @@ typedef int (*json_sink_fn)(void *ctx, const unsigned char *s, size_t n,
 typedef void (*json_special_fn)(void *ctx, int kind, const char *text, size_t len,
                                 uint64_t off);
 
+/* systemTraceEvents streaming (json_sysstr.c): the filter asks the
+ * decoder whether the string about to start is the top-level
+ * systemTraceEvents (ASK: 1 = stream it into *f->sub), says when the
+ * sub-trace paused (PAUSED), and when the string ended (END, or TRUNC at
+ * the end of input: 0 done, 1 paused, -1 error). */
+enum { JSON_STREAM_ASK = 0, JSON_STREAM_PAUSED, JSON_STREAM_END, JSON_STREAM_TRUNC };
+typedef int (*json_stream_fn)(void *ctx, int op, uint64_t off);
+
+struct sys_sub;
+
 typedef struct json_filter {
     tread_parser *p;
     json_sink_fn sink;
     json_special_fn on_special;
+    json_stream_fn stream;    /* NULL: strings are never streamed */
     void *ctx;
     int lenient;
     uint64_t max_token;
@@ -68,6 +79,14 @@ typedef struct json_filter {
     unsigned char replay[24]; /* synthetic bytes yajl has not taken yet */
     size_t replay_len;
     uint64_t replay_off;
+
+    /* a streamed systemTraceEvents string */
+    int key_pending;          /* "systemTraceEvents" just ended: a key? */
+    struct sys_sub *sub;      /* where its unescaped text goes */
+    int esc;                  /* 0, 1 after '\', 2..5 in \uXXXX */
+    unsigned esc_u;           /* the \u code unit read so far */
+    unsigned hi_surrogate;    /* a high surrogate waiting for its pair */
+    uint64_t esc_off;         /* where the escape being read started */
 } json_filter;
 
 void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,

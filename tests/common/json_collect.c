@@ -20,7 +20,7 @@ void copy_str(cstr *d, tread_str s)
         return;
     }
     memcpy(d->s, s.ptr, s.len);
-    if (s.ptr[s.len] != 0)
+    if (C.want_nul && s.ptr[s.len] != 0)
         C.bad_nul = 1;
 }
 
@@ -52,6 +52,9 @@ int on_event_collect(void *user, const tread_event *ev)
         return 0;
     }
     cevent *e = &C.ev[C.nev++];
+    /* NUL-terminated strings are promised for JSON events only (those of
+     * a sub-trace, such as systemTraceEvents text, have their own format) */
+    C.want_nul = ev->format == TREAD_FORMAT_JSON;
     e->seq = C.seq++;
     e->kind = ev->kind;
     e->format = ev->format;

@@ -72,6 +72,7 @@ typedef struct coll {
     size_t seq;
     int overflow;      /* something did not fit: the test is wrong */
     int bad_nul;       /* a delivered string lacked its NUL terminator */
+    int want_nul;      /* the event being copied promises NULs (JSON) */
     tread_status status;
     tread_error error;
     uint64_t error_offset;

@@ -1,0 +1,73 @@
+/*
+ * A sub-trace: a trace carried inside another one (a systrace HTML block,
+ * a ctrace's inflated text, a JSON trace's systemTraceEvents string). Its
+ * bytes are sniffed like a top-level input and fed to a nested decoder of
+ * the same parser, so its events reach the same callbacks.
+ *
+ * Bytes reach it either zero-copy (sys_sub_pass: text taken verbatim from
+ * the container) or written into its staging buffer by a transform
+ * (unescaping, base64, inflate: sys_sub_room / sys_sub_commit). A stop
+ * requested by a callback inside the nested decoder pauses the sub-trace:
+ * the staged bytes it did not take stay staged, and sys_sub_resume goes
+ * on from there. A nested decoder that fails (other than out of memory)
+ * costs a warning and the rest of that sub-trace, not the container.
+ *
+ * Memory: one staging buffer of SYS_SUB_STAGE bytes and the nested
+ * decoder's own bounded state.
+ */
+#ifndef TREAD_SYSTRACE_SUB_H
+#define TREAD_SYSTRACE_SUB_H
+
+#include "core/parser.h"
+
+/* Staging buffer size; at least TREAD_SNIFF_MAX so that sniffing can
+ * decide on staged bytes alone. */
+#define SYS_SUB_STAGE 16384
+
+typedef struct sys_sub {
+    tread_parser *p;
+    tread_format fallback;  /* when the sniffer recognises nothing */
+    const char *what;       /* for messages: "systemTraceEvents", ... */
+    uint64_t off;           /* container offset where the sub-trace starts */
+    const tread_decoder_ops *ops;
+    void *dec;
+    int decided;            /* ops chosen (or dead) */
+    int dead;               /* the rest is skipped */
+    int resume;             /* the nested decoder paused: feed it len 0 first */
+    int finished;
+    unsigned char *buf;     /* staged bytes [head, head + len) */
+    size_t head, len;
+    uint64_t buf_off;       /* container offset the staged bytes stand for */
+} sys_sub;
+
+/* Starts a sub-trace at container offset off. Returns 0, or -1 when out of
+ * memory (recorded in the parser). */
+int sys_sub_init(sys_sub *s, tread_parser *p, tread_format fallback, const char *what,
+                 uint64_t off);
+void sys_sub_free(sys_sub *s);
+
+/* Space at the end of the staging buffer (*room bytes, 0 when full: flush
+ * first). */
+unsigned char *sys_sub_room(sys_sub *s, size_t *room);
+/* n bytes were written into the room; in_off is the container offset they
+ * stand for (used for the nested decoder's offsets). */
+void sys_sub_commit(sys_sub *s, size_t n, uint64_t in_off);
+/* Feeds the staged bytes (sniffing first when undecided; final says no
+ * more bytes come). TREAD_STATUS_OK: all taken (or skipped);
+ * TREAD_STATUS_PAUSED: a callback stopped it, the rest stays staged;
+ * TREAD_STATUS_ERROR: out of memory (recorded). */
+tread_status sys_sub_flush(sys_sub *s, int final);
+/* Verbatim container bytes at offset off: fed without copying when
+ * nothing is staged. *consumed: how many were taken (fed or staged). */
+tread_status sys_sub_pass(sys_sub *s, const unsigned char *d, size_t n, uint64_t off,
+                          size_t *consumed);
+/* After a pause: lets the nested decoder finish what it stopped in, then
+ * feeds what is staged. */
+tread_status sys_sub_resume(sys_sub *s);
+/* The end of the sub-trace: flushes, then finishes the nested decoder.
+ * May pause (call again). */
+tread_status sys_sub_finish(sys_sub *s);
+/* Is a paused nested decoder waiting for sys_sub_resume? */
+static inline int sys_sub_paused(const sys_sub *s) { return s->resume; }
+
+#endif

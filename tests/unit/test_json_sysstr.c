@@ -1,0 +1,150 @@
+/* The systemTraceEvents string of a JSON trace, streamed into the ftrace
+ * decoder as it arrives: escapes (\n, \", \uXXXX, surrogate pairs) cut by
+ * any chunk boundary, no limit from TREAD_OPT_MAX_STRING_BYTES, a string
+ * cut short, a bad escape, and the cases that are not streamed. Every
+ * input also goes through the "all chunkings agree" check (whole, 1-byte
+ * and 7-byte chunks, a stop after every event). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tread.h>
+
+#include "json_collect.h"
+
+/* ftrace text as a JSON string body: lines end with the escape \n */
+#define L_HDR "# tracer: nop\\n#\\n"
+#define L_SWITCH                                                                          \
+    "          <idle>-0     [000] d..2.   100.000001: sched_switch: prev_comm=swapper/0 " \
+    "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=foo next_pid=12 next_prio=120\\n"
+#define L_B(name) "             foo-12    [000] .....   100.000002: tracing_mark_write: B|12|" name "\\n"
+#define L_E "             foo-12    [000] .....   100.000003: tracing_mark_write: E|12\\n"
+
+#define EV "{\"ph\":\"i\",\"name\":\"j\",\"ts\":5,\"pid\":1,\"tid\":2}"
+
+static char buf[65536];
+
+static void test_streamed(void)
+{
+    const char *doc = "{\"traceEvents\":[" EV "],\n \"systemTraceEvents\" : \"" L_HDR L_SWITCH
+                      L_B("w\\\"q\\\\") L_E "\",\"metadata\":{\"a\":1}}";
+    PARSE(doc);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 5);
+    if (C.nev != 5)
+        return;
+    CHECK_EQ_INT(C.ev[0].kind, TREAD_EVENT_INSTANT);
+    CHECK_EQ_INT(C.ev[1].kind, TREAD_EVENT_CONTEXT_SWITCH);
+    CHECK_EQ_INT(C.ev[2].kind, TREAD_EVENT_SLICE_BEGIN);
+    CHECK(str_is(&C.ev[2].name, "w\"q\\"));
+    CHECK_EQ_INT(C.ev[3].kind, TREAD_EVENT_SLICE_END);
+    /* the string is not a TRACE metadata event any more; metadata is */
+    CHECK_EQ_INT(C.ev[4].kind, TREAD_EVENT_METADATA);
+    CHECK(str_is(&C.ev[4].name, "metadata"));
+}
+
+static void test_unicode(void)
+{
+    /* \u00e9 (2 bytes), \u20ac (3), a surrogate pair (4), a lone high
+     * surrogate (U+FFFD), upper-case hex */
+    PARSE("{\"systemTraceEvents\":\"" L_B("caf\\u00e9\\u20AC\\ud83d\\ude00\\ud800x") L_E "\"}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 2);
+    if (C.nev == 2)
+        CHECK(str_is(&C.ev[0].name, "caf\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\xef\xbf\xbdx"));
+}
+
+static void test_longer_than_string_limit(void)
+{
+    /* 200 lines, far over a 256-byte string limit: streamed, not held */
+    size_t o = (size_t)snprintf(buf, sizeof buf, "{\"systemTraceEvents\":\"" L_HDR);
+    for (int i = 0; i < 20; i++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, L_B("s%d") L_E, i);
+    snprintf(buf + o, sizeof buf - o, "\",\"traceEvents\":[" EV "]}");
+    static const int64_t opts[] = {TREAD_OPT_MAX_STRING_BYTES, 256, 0};
+    PARSE_OPTS(buf, opts);
+    CHECK(strlen(buf) > 2000);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 41);
+    CHECK_EQ_INT(C.stats.events_by_kind[TREAD_EVENT_SLICE_BEGIN], 20);
+}
+
+static void test_nested_json(void)
+{
+    /* the string is sniffed: a JSON trace in it is read as JSON */
+    PARSE("{\"systemTraceEvents\":\"[{\\\"ph\\\":\\\"i\\\",\\\"name\\\":\\\"in\\\",\\\"ts\\\":1}]\","
+          "\"traceEvents\":[" EV "]}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 2);
+    if (C.nev == 2) {
+        CHECK(str_is(&C.ev[0].name, "in"));
+        CHECK(str_is(&C.ev[1].name, "j"));
+    }
+}
+
+static void test_damaged(void)
+{
+    /* cut inside the string: its events are kept, the cut said */
+    const char *doc = "{\"traceEvents\":[" EV "],\"systemTraceEvents\":\"" L_HDR L_B("x") L_E "  ";
+    PARSE(doc);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 3);
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_TRUNCATED_EVENT), 1);
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_MISSING_END), 1);
+
+    /* a bad escape is a syntax error at the backslash */
+    doc = "{\"systemTraceEvents\":\"" L_HDR "ab\\qc\"}";
+    PARSE(doc);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(C.error, TREAD_ERROR_SYNTAX);
+    CHECK_EQ_INT(C.error_offset, offset_of(doc, "\\q", 0));
+    doc = "{\"systemTraceEvents\":\"\\u12G4\"}";
+    PARSE(doc);
+    CHECK_EQ_INT(C.error, TREAD_ERROR_SYNTAX);
+    CHECK_EQ_INT(C.error_offset, offset_of(doc, "G", 0));
+}
+
+static void test_not_streamed(void)
+{
+    /* empty: nothing, nothing said */
+    PARSE("{\"traceEvents\":[" EV "],\"systemTraceEvents\":\"\"}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 1);
+    /* not a trace: one warning, the rest of the JSON goes on */
+    PARSE("{\"systemTraceEvents\":\"SystemTraceData\",\"traceEvents\":[" EV "]}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 1);
+    /* the key inside an event's args is an ordinary argument */
+    PARSE("[{\"ph\":\"i\",\"name\":\"a\",\"ts\":1,\"args\":{\"systemTraceEvents\":\"" L_B("x") "\"}}]");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 1);
+    if (C.nev == 1) {
+        tread_args a = args_of(&C.ev[0].args);
+        tread_arg v;
+        CHECK(tread_args_find(&a, "systemTraceEvents", 17, &v));
+        CHECK_EQ_INT(v.type, TREAD_ARG_STRING);
+    }
+    /* as a value, or a key with an escape in it: not the key */
+    PARSE("{\"name\":\"systemTraceEvents\",\"traceEvents\":[" EV "]}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 2);
+    /* a comment between the key and the string */
+    PARSE("{\"systemTraceEvents\" /* c */ : // d\n \"" L_B("x") L_E "\"}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 2);
+}
+
+int main(void)
+{
+    test_streamed();
+    test_unicode();
+    test_longer_than_string_limit();
+    test_nested_json();
+    test_damaged();
+    test_not_streamed();
+    return TEST_EXIT();
+}

@@ -1,0 +1,243 @@
+/* Containers: Android systrace HTML (trace-data blocks holding ftrace
+ * text, JSON, or base64 of zlib; trace2html viewer-data; the 2012
+ * linuxPerfData string) and ctrace ("TRACE:\n" + zlib). Inputs are built
+ * here (zlib for the compressed forms). Every input also goes through the
+ * "all chunkings agree" check (whole, 1-byte and 7-byte chunks, a stop
+ * after every event). Expected events: doc/formats/systrace.md and
+ * doc/formats/ftrace.md (sched_switch, atrace B/E). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include <tread.h>
+
+#include "json_collect.h"
+
+/* Three ftrace lines: a context switch, an atrace slice. */
+#define FTRACE_TEXT                                                                       \
+    "# tracer: nop\n"                                                                     \
+    "#\n"                                                                                 \
+    "          <idle>-0     [000] d..2.   100.000001: sched_switch: prev_comm=swapper/0 " \
+    "prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=foo next_pid=12 next_prio=120\n" \
+    "             foo-12    [000] .....   100.000002: tracing_mark_write: B|12|work\n"   \
+    "             foo-12    [000] .....   100.000003: tracing_mark_write: E|12\n"
+
+#define JSON_TEXT "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"j\",\"ts\":5,\"pid\":1,\"tid\":2}]}"
+
+static char buf[65536];
+
+static void check_ftrace_events(size_t first)
+{
+    CHECK(C.nev >= first + 3);
+    if (C.nev < first + 3)
+        return;
+    CHECK_EQ_INT(C.ev[first].kind, TREAD_EVENT_CONTEXT_SWITCH);
+    CHECK_EQ_INT(C.ev[first + 1].kind, TREAD_EVENT_SLICE_BEGIN);
+    CHECK(str_is(&C.ev[first + 1].name, "work"));
+    CHECK_EQ_INT(C.ev[first + 2].kind, TREAD_EVENT_SLICE_END);
+    CHECK_EQ_INT(C.ev[first].format, TREAD_FORMAT_FTRACE); /* the sub-trace's own */
+}
+
+static size_t b64(const unsigned char *in, size_t n, char *out)
+{
+    static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+                     (i + 2 < n ? in[i + 2] : 0);
+        out[o++] = t[v >> 18];
+        out[o++] = t[(v >> 12) & 63];
+        out[o++] = i + 1 < n ? t[(v >> 6) & 63] : '=';
+        out[o++] = i + 2 < n ? t[v & 63] : '=';
+        if (o % 77 == 76)
+            out[o++] = '\n'; /* line breaks are skipped */
+    }
+    out[o] = 0;
+    return o;
+}
+
+/* zlib (wbits 15) or gzip (wbits 31) of s. */
+static size_t deflate_to(const char *s, int wbits, unsigned char *out, size_t cap)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    CHECK(deflateInit2(&z, 6, Z_DEFLATED, wbits, 8, Z_DEFAULT_STRATEGY) == Z_OK);
+    z.next_in = (unsigned char *)s;
+    z.avail_in = (uInt)strlen(s);
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    CHECK(deflate(&z, Z_FINISH) == Z_STREAM_END);
+    size_t n = z.total_out;
+    deflateEnd(&z);
+    return n;
+}
+
+static void test_trace_data_text(void)
+{
+    snprintf(buf, sizeof buf,
+             "<!DOCTYPE html>\n<html><head><script>var x = '<b>' + 1 < 2;</script>\n"
+             "<script src=\"viewer.js\"></script></head><body>\n<!-- BEGIN TRACE -->\n"
+             "  <script class=\"trace-data\" type=\"application/text\">\n%s  </script>\n"
+             "  <script class=\"trace-data\" type=\"application/text\">\n%s\n  </script>\n"
+             "<!-- END TRACE -->\n</body></html>\n",
+             FTRACE_TEXT, JSON_TEXT);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.stats.format, TREAD_FORMAT_SYSTRACE);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 4);
+    check_ftrace_events(0);
+    if (C.nev == 4) {
+        CHECK_EQ_INT(C.ev[3].kind, TREAD_EVENT_INSTANT);
+        CHECK(str_is(&C.ev[3].name, "j"));
+    }
+}
+
+static void test_trace_data_base64(void)
+{
+    /* base64 of zlib of ftrace text; base64 of plain JSON */
+    static unsigned char z[8192];
+    static char t1[16384], t2[4096];
+    size_t zn = deflate_to(FTRACE_TEXT, 15, z, sizeof z);
+    b64(z, zn, t1);
+    b64((const unsigned char *)JSON_TEXT, strlen(JSON_TEXT), t2);
+    snprintf(buf, sizeof buf,
+             "<html><body>\n<script class=\"trace-data\" type=\"application/text\">\n%s\n</script>\n"
+             "<script class=\"trace-data\" type=\"application/text\">%s</SCRIPT>\n</body></html>\n",
+             t1, t2);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 4);
+    check_ftrace_events(0);
+}
+
+static void test_viewer_data(void)
+{
+    static unsigned char z[8192];
+    static char t[16384];
+    size_t zn = deflate_to(FTRACE_TEXT, 31, z, sizeof z);
+    b64(z, zn, t);
+    snprintf(buf, sizeof buf,
+             "<!doctype html>\n<html>\n<script id=\"viewer-data\" type=\"text/plain\">\n%s\n</script>\n"
+             "</html>\n",
+             t);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 3);
+    check_ftrace_events(0);
+}
+
+static void test_linux_perf_data(void)
+{
+    /* 2012 systrace: each line ends with the JS escape \n and a
+     * continuation backslash */
+    char text[] = FTRACE_TEXT;
+    char js[4096];
+    size_t o = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        o += (size_t)snprintf(js + o, sizeof js - o, "%s\\n\\\n", line);
+    snprintf(buf, sizeof buf,
+             "<!DOCTYPE html>\n<html>\n<body>\n  <script>\n  'use strict';\n"
+             "  var linuxPerfData = \"\\\n%s\";\n  </script>\n</body>\n</html>\n",
+             js);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 3);
+    check_ftrace_events(0);
+}
+
+static void test_ctrace(void)
+{
+    static unsigned char in[16384];
+    memcpy(in, "TRACE:\n", 7);
+    size_t zn = deflate_to(FTRACE_TEXT, 15, in + 7, sizeof in - 7);
+    parse_at(in, 7 + zn, NULL, __LINE__);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.stats.format, TREAD_FORMAT_SYSTRACE);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 3);
+    check_ftrace_events(0);
+
+    /* adb's own line first; junk after the zlib stream: a warning at its
+     * first byte, the events kept */
+    static unsigned char in2[16384];
+    const char *pre = "capturing trace... done\nTRACE:\n";
+    size_t pl = strlen(pre);
+    memcpy(in2, pre, pl);
+    memcpy(in2 + pl, in + 7, zn);
+    memcpy(in2 + pl + zn, "junk after the stream", 21);
+    parse_at(in2, pl + zn + 21, NULL, __LINE__);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 3);
+    CHECK_EQ_INT(C.nwarn, 1);
+    CHECK(has_warning_at(TREAD_WARN_TRAILING_DATA, pl + zn));
+
+    /* cut short: what came is decoded, and said */
+    parse_at(in, 7 + zn - 4, NULL, __LINE__);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_COMPRESSED_TRUNCATED), 1);
+    CHECK(C.nev >= 3);
+}
+
+static void test_damaged(void)
+{
+    /* no </script>: the block is decoded and the truncation said */
+    snprintf(buf, sizeof buf,
+             "<html>\n<script class=\"trace-data\" type=\"application/text\">\n%s", FTRACE_TEXT);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 3);
+    CHECK_EQ_INT(C.nwarn, 1);
+    CHECK(has_warning_at(TREAD_WARN_TRUNCATED_EVENT, offset_of(buf, "<script", 0)));
+
+    /* corrupt compressed data: that block is skipped, the next one read */
+    snprintf(buf, sizeof buf,
+             /* 78 9c (zlib) then ff: an invalid block type */
+             "<html>\n<script class=\"trace-data\">eJz/////////////////////////</script>\n"
+             "<script class=\"trace-data\">\n%s</script>\n</html>\n",
+             FTRACE_TEXT);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 3);
+    CHECK_EQ_INT(C.nwarn, 1);
+    CHECK(has_warning_at(TREAD_WARN_BAD_RECORD, offset_of(buf, "<script", 0)));
+
+    /* no data block at all */
+    PARSE("<!DOCTYPE html>\n<html><script>var a = 1;</script></html>\n");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 0);
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_NOT_AN_EVENT), 1);
+
+    /* a block that holds nothing tread knows */
+    PARSE("<html><script class=\"trace-data\">\n%%%% not a trace %%%%\n</script></html>");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 0);
+
+    /* "</scr" inside the data is not the end tag */
+    snprintf(buf, sizeof buf,
+             "<html><script class=\"trace-data\">\n"
+             "# tracer: nop\n"
+             "             foo-12    [000] .....   100.000002: tracing_mark_write: B|12|a</scrub>\n"
+             "             foo-12    [000] .....   100.000003: tracing_mark_write: E|12\n"
+             "</script></html>");
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 2);
+    if (C.nev == 2)
+        CHECK(str_is(&C.ev[0].name, "a</scrub>"));
+}
+
+int main(void)
+{
+    test_trace_data_text();
+    test_trace_data_base64();
+    test_viewer_data();
+    test_linux_perf_data();
+    test_ctrace();
+    test_damaged();
+    return TEST_EXIT();
+}
