@@ -22,61 +22,24 @@
 
 /* ---- the queue -------------------------------------------------------- */
 
-/* Resetting an event: queue slots are zeroed once when the queue grows;
- * after that only the members the Perfetto decoder ever sets (here, in
- * pf_track_event.c, pf_tracks.c and pf_chrome.c, and tread__emit's
- * format) are reset. Every other member (pid_str, cpu, cname, sf, stack,
- * value_text, provider, ...) stays zero. Measured: clearing all 560 bytes
- * per event was ~9% of the instructions on chromium_startup. Members that
- * the base sets (offset, flags, seq_id, ts, raw_ts, clock_id, raw) are
- * written by pf_queue_event itself. */
-static inline void pf_reset_event(tread_event *ev)
+int pf_queue_grow(pf_decoder *d, uint64_t off)
 {
-    static const tread_str z = {NULL, 0};
-    ev->kind = TREAD_EVENT_UNKNOWN;
-    ev->format = TREAD_FORMAT_UNKNOWN;
-    ev->phase = 0;
-    ev->dur = ev->tts = ev->tdur = 0;
-    ev->pid = ev->tid = 0;
-    ev->name = z;
-    ev->cat = z;
-    ev->id = z;
-    ev->id_num = 0;
-    ev->id_scope = z;
-    ev->bind_id = z;
-    ev->scope = TREAD_SCOPE_NONE;
-    ev->tidelta = ev->ticount = 0;
-    ev->series = z;
-    ev->value = 0;
-    ev->meta = TREAD_META_NONE;
-    ev->meta_str = z;
-    ev->meta_num = 0;
-    ev->args.data = NULL;
-    ev->args.len = 0;
-    ev->args.encoding = TREAD_ARGS_TOKENS;
-    ev->args.ctx = NULL;
-    ev->track_uuid = 0;
-    ev->track_kind = TREAD_TRACK_NONE;
-    ev->flow_ids.v = NULL;
-    ev->flow_ids.n = 0;
-    ev->terminating_flow_ids.v = NULL;
-    ev->terminating_flow_ids.n = 0;
-    ev->value_int = 0;
+    size_t n = d->q_cap ? d->q_cap * 2 : 16;
+    pf_qitem *q = tread_realloc(&d->p->alloc, d->q, n * sizeof *q);
+    if (!q) {
+        tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
+        return -1;
+    }
+    memset(q + d->q_cap, 0, (n - d->q_cap) * sizeof *q);
+    d->q = q;
+    d->q_cap = n;
+    return 0;
 }
 
 pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
 {
-    if (d->q_len == d->q_cap) {
-        size_t n = d->q_cap ? d->q_cap * 2 : 16;
-        pf_qitem *q = tread_realloc(&d->p->alloc, d->q, n * sizeof *q);
-        if (!q) {
-            tread__fail(d->p, TREAD_ERROR_NOMEM, base ? base->offset : 0, "out of memory");
-            return NULL;
-        }
-        memset(q + d->q_cap, 0, (n - d->q_cap) * sizeof *q);
-        d->q = q;
-        d->q_cap = n;
-    }
+    if (d->q_len == d->q_cap && pf_queue_grow(d, base ? base->offset : 0))
+        return NULL;
     pf_qitem *it = &d->q[d->q_len++];
     it->is_hook = it->fmt_id = it->fmt_bind = 0;
     it->nul = 0;
@@ -84,15 +47,10 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
     it->seq = NULL;
     if (!base)
         return it; /* the raw hook: no event */
+    it->general = 1;
     tread_event *ev = &it->ev;
-    pf_reset_event(ev);
-    ev->offset = base->offset;
-    ev->flags = base->flags;
-    ev->seq_id = base->seq_id;
-    ev->ts = base->ts;
-    ev->raw_ts = base->raw_ts;
-    ev->clock_id = base->clock_id;
-    ev->raw = base->raw;
+    pf_reset_event_common(ev, base);
+    pf_reset_event_rare(ev);
     return it;
 }
 
@@ -427,6 +385,15 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
     size_t defaults_len = 0, interned_len = 0, te_len = 0, clock_len = 0, tdesc_len = 0;
     size_t pdesc_len = 0, thdesc_len = 0, ptree_len = 0, chrome_len = 0, comp_len = 0;
     int has_defaults = 0, zstd = 0;
+
+    if (p->perfetto_fast_path) {
+        int frc = pf_fast_packet(d, data, len, off, level);
+        if (frc == PF_FAST_DONE)
+            return TREAD_STATUS_OK;
+        if (frc == PF_FAST_ERROR)
+            return TREAD_STATUS_ERROR;
+        d->n_fast_declined[frc]++;
+    }
 
     pf_reader_init(&r, data, len);
     while ((rc = pf_next(&r, &f)) == PF_OK) {

@@ -115,8 +115,8 @@ static int read_flows(pf_decoder *d, const pf_field *f, int fixed, tread_buf *b)
 
 /* An interned string (EventName, EventCategory, InternedString: the
  * string is field 2) on the sequence; a miss is warned and counted. */
-static int lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tread_str *out,
-                      uint64_t off, const char *what)
+int pf_lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tread_str *out,
+                  uint64_t off, const char *what)
 {
     const pf_entry *e = pf_seq_find(s, field, iid);
     if (e && pf_interned_str(e, out))
@@ -190,7 +190,7 @@ static int read_legacy(const unsigned char *m, size_t len, legacy *lg)
 }
 
 /* Sets the track fields of ev from uuid (0: the sequence's thread). */
-static const pf_track *resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid, tread_event *ev)
+const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid, tread_event *ev)
 {
     if (uuid) {
         const pf_track *t = pf_track_find(d, uuid);
@@ -222,8 +222,8 @@ static const pf_track *resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid, tr
 }
 
 /* A counter value on track t: unit_multiplier, then is_incremental. */
-static int set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q, int is_int,
-                       int64_t iv, double dv)
+int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q, int is_int,
+                   int64_t iv, double dv)
 {
     tread_event *ev = &q->ev;
     int64_t mult = t ? t->unit_multiplier : 1;
@@ -496,7 +496,7 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         ev->name = name;
     } else if (has_name_iid || (lg.present && lg.has_name_iid)) {
         uint64_t iid = has_name_iid ? name_iid : lg.name_iid;
-        if (lookup_str(d, s, PF_INTERN_EVENT_NAMES, iid, &ev->name, off, "event name"))
+        if (pf_lookup_str(d, s, PF_INTERN_EVENT_NAMES, iid, &ev->name, off, "event name"))
             ev->flags |= TREAD_NAME_UNRESOLVED;
         q->nul |= PF_NUL_NAME; /* the arena's copy, or "" */
     }
@@ -505,7 +505,8 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     if (cat_iids.present) {
         for (size_t i = 0; i < cat_iids.n; i++) {
             tread_str c;
-            if (lookup_str(d, s, PF_INTERN_EVENT_CATEGORIES, cat_iids.v[i], &c, off, "category"))
+            if (pf_lookup_str(d, s, PF_INTERN_EVENT_CATEGORIES, cat_iids.v[i], &c, off,
+                              "category"))
                 ev->flags |= TREAD_CAT_UNRESOLVED;
             if (cat_iids.n == 1 && !ncat_str) {
                 ev->cat = c;
@@ -563,7 +564,7 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
 
     /* track */
     uint64_t uuid = has_track ? track : (s && s->has_default_track ? s->default_track : 0);
-    const pf_track *t = resolve_track(d, s, uuid, ev);
+    const pf_track *t = pf_resolve_track(d, s, uuid, ev);
 
     /* legacy event fields */
     if (lg.present) {
@@ -626,14 +627,14 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             ev->id = corr_str;
         } else if (has_corr_iid) {
             ev->flags |= TREAD_HAS_ID;
-            (void)lookup_str(d, s, INTERNED_CORRELATION_ID_STR, corr_iid, &ev->id, off,
-                             "correlation id");
+            (void)pf_lookup_str(d, s, INTERNED_CORRELATION_ID_STR, corr_iid, &ev->id, off,
+                                "correlation id");
         }
     }
 
     /* counter value */
     if (ev->kind == TREAD_EVENT_COUNTER && (has_cv || has_dcv)) {
-        if (set_counter(d, s, t, q, has_cv, cv, dcv))
+        if (pf_set_counter(d, s, t, q, has_cv, cv, dcv))
             return -1;
     } else if (ev->kind == TREAD_EVENT_COUNTER) {
         tread_str tn = pf_track_name(d, t);
@@ -681,8 +682,9 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             xe->clock_id = main_ev->clock_id;
             xe->cat = main_ev->cat;
             xq->nul |= d->q[d->q_len - 2].nul & PF_NUL_CAT;
-            const pf_track *xt = resolve_track(d, s, uuids->v[i], xe);
-            if (set_counter(d, s, xt, xq, !dbl, (int64_t)vals->v[i], pf_double(vals->v[i])))
+            const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], xe);
+            if (pf_set_counter(d, s, xt, xq, !dbl, (int64_t)vals->v[i],
+                               pf_double(vals->v[i])))
                 return -1;
         }
     }

@@ -1,0 +1,444 @@
+/*
+ * The fast reader of the common Perfetto packets: a TracePacket that holds
+ * a timestamp (and its clock id), a sequence id and flags, and one
+ * TrackEvent with a type, a name (iid or string), at most one category
+ * iid, a track uuid (or the sequence's default track), a counter value,
+ * extra counter values on the sequence's default extra-counter tracks,
+ * flow ids, and any number of fields left to the lazy args codec (debug
+ * annotations, typed fields). That is almost every packet of the SDK and
+ * Chrome traces.
+ *
+ * The general reader (pf_decoder.c process_packet, pf_track_event.c) is
+ * the oracle: this one reads the packet in two passes over nothing but
+ * its bytes first (the packet's fields, then the TrackEvent's), and
+ * returns a reason (PF_FAST_*) without changing any state when anything
+ * is outside that shape; the general reader then reads the packet. Once
+ * it has decided, it makes the same state changes, warnings and events as
+ * the general reader would, in the same order, through the same helpers
+ * (pf_set_ts, pf_lookup_str, pf_resolve_track, pf_set_counter). What it
+ * saves: the general reader's per-packet set-up (a dozen optional
+ * payloads, legacy fields, correlation ids, timestamps in the
+ * TrackEvent), re-checks of state that cannot apply, and resetting the
+ * event members only the general reader sets (pf_qitem.general).
+ * tests/unit/test_perfetto_fast.c checks every reason, and that both
+ * readers give identical events over the whole Perfetto corpus.
+ */
+#include "perfetto/pf_internal.h"
+
+#include <string.h>
+
+/* TracePacket fields the fast reader reads (pf_internal.h has the rest). */
+enum { PKT_TRUSTED_UID = 3, PKT_TRUSTED_PID = 79 };
+
+/* TrackEvent fields it reads (numbers as in pf_track_event.c). */
+enum {
+    TE_CATEGORY_IIDS = 3,
+    TE_TYPE = 9,
+    TE_NAME_IID = 10,
+    TE_TRACK_UUID = 11,
+    TE_EXTRA_COUNTER_VALUES = 12,
+    TE_NAME = 23,
+    TE_COUNTER_VALUE = 30,
+    TE_DOUBLE_COUNTER_VALUE = 44,
+    TE_FLOW_IDS = 47,
+    TE_TERMINATING_FLOW_IDS = 48
+};
+
+/* The other TrackEvent fields pf_track_event.c reads, left to it:
+ * timestamp/thread time/instruction count (1, 2, 8, 16, 17, 20), the
+ * legacy event (6), categories as strings (22), extra counter track uuids
+ * and double extra counters (31, 45, 46), the old flow ids (36, 42) and
+ * correlation ids (52, 53, 54). Every other field is an argument. */
+#define TE_GENERAL_ONLY                                                                      \
+    ((1ull << 1) | (1ull << 2) | (1ull << 6) | (1ull << 8) | (1ull << 16) | (1ull << 17) |   \
+     (1ull << 20) | (1ull << 22) | (1ull << 31) | (1ull << 36) | (1ull << 42) |              \
+     (1ull << 45) | (1ull << 46) | (1ull << 52) | (1ull << 53) | (1ull << 54))
+
+/* One field at *pp (< end), for well-formed input only: its number,
+ * wire type and value (a varint's or fixed's value, a LEN field's length
+ * with *data its payload). 1, or 0 for anything else (a tag longer than
+ * two bytes, a group, a varint over ten bytes, an overrun): the general
+ * reader then reads the packet and says what is wrong. All in registers,
+ * unlike pf_next's pf_field. */
+static inline PF_ALWAYS_INLINE int fast_field(const unsigned char **pp,
+                                              const unsigned char *end, uint32_t *num,
+                                              unsigned *wire, uint64_t *val,
+                                              const unsigned char **data)
+{
+    const unsigned char *p = *pp;
+    unsigned tag = p[0];
+    p++;
+    if (tag & 0x80) {
+        if (p >= end || (p[0] & 0x80))
+            return 0;
+        tag = (tag & 0x7f) | ((unsigned)p[0] << 7);
+        p++;
+    }
+    *num = tag >> 3;
+    *wire = tag & 7;
+    uint64_t v;
+    switch (tag & 7) {
+    case PF_WIRE_VARINT:
+    case PF_WIRE_LEN: {
+        if (p >= end)
+            return 0;
+        unsigned c = *p++;
+        v = c;
+        if (c & 0x80) {
+            v &= 0x7f;
+            for (int shift = 7;; shift += 7) {
+                if (p >= end || shift >= 70)
+                    return 0;
+                c = *p++;
+                v |= (uint64_t)(c & 0x7f) << shift;
+                if (!(c & 0x80))
+                    break;
+            }
+        }
+        if ((tag & 7) == PF_WIRE_LEN) {
+            if (v > (uint64_t)(end - p))
+                return 0;
+            *data = p;
+            p += v;
+        }
+        break;
+    }
+    case PF_WIRE_FIXED64:
+        if (end - p < 8)
+            return 0;
+        v = pf_le64(p);
+        p += 8;
+        break;
+    case PF_WIRE_FIXED32:
+        if (end - p < 4)
+            return 0;
+        v = pf_le32(p);
+        p += 4;
+        break;
+    default:
+        return 0;
+    }
+    if (!*num)
+        return 0;
+    *val = v;
+    *pp = p;
+    return 1;
+}
+
+typedef struct fast_te {
+    int type;
+    int has_name, has_name_iid, has_cat, has_track, has_cv, has_dcv, has_x;
+    tread_str name;
+    uint64_t name_iid, cat_iid, track;
+    int64_t cv;
+    double dcv;
+    size_t nx;
+    uint64_t x[PF_MAX_EXTRA_COUNTERS];
+} fast_te;
+
+/* Appends a flow id (the general reader's read_flows for one fixed64). */
+static int add_flow(tread_buf *b, uint64_t v)
+{
+    return tread_buf_append(b, &v, 8);
+}
+
+/* The TrackEvent's fields into t (flow ids into the decoder's flow
+ * buffers, which the general reader empties again when it takes over).
+ * PF_FAST_DONE, or a reason. */
+static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t, uint64_t off)
+{
+    t->type = 0;
+    t->has_name = t->has_name_iid = t->has_cat = t->has_track = 0;
+    t->has_cv = t->has_dcv = t->has_x = 0;
+    t->nx = 0;
+    t->name.ptr = NULL, t->name.len = 0;
+    t->name_iid = t->cat_iid = t->track = 0;
+    t->cv = 0, t->dcv = 0;
+    d->flowbuf.len = 0;
+    d->tflowbuf.len = 0;
+    const unsigned char *p = m, *end = m + len;
+    while (p < end) {
+        uint32_t num;
+        unsigned wire;
+        uint64_t v;
+        const unsigned char *data = NULL;
+        if (!fast_field(&p, end, &num, &wire, &v, &data))
+            return PF_FAST_MALFORMED;
+        switch (num) {
+        case TE_TYPE:
+            if (wire != PF_WIRE_VARINT)
+                return PF_FAST_MALFORMED;
+            t->type = (int)(int32_t)v;
+            break;
+        case TE_NAME_IID:
+            if (wire != PF_WIRE_VARINT)
+                return PF_FAST_MALFORMED;
+            t->has_name_iid = 1, t->name_iid = v;
+            break;
+        case TE_NAME:
+            if (wire != PF_WIRE_LEN)
+                return PF_FAST_MALFORMED;
+            t->has_name = 1, t->name.ptr = (const char *)data, t->name.len = (size_t)v;
+            break;
+        case TE_CATEGORY_IIDS:
+            if (wire != PF_WIRE_VARINT)
+                return PF_FAST_CATEGORIES; /* packed */
+            if (t->has_cat)
+                return PF_FAST_CATEGORIES;
+            t->has_cat = 1, t->cat_iid = v;
+            break;
+        case TE_TRACK_UUID:
+            if (wire != PF_WIRE_VARINT)
+                return PF_FAST_MALFORMED;
+            t->has_track = 1, t->track = v;
+            break;
+        case TE_COUNTER_VALUE:
+            if (wire != PF_WIRE_VARINT)
+                return PF_FAST_MALFORMED;
+            t->has_cv = 1, t->cv = (int64_t)v;
+            break;
+        case TE_DOUBLE_COUNTER_VALUE:
+            if (wire != PF_WIRE_FIXED64)
+                return PF_FAST_MALFORMED;
+            t->has_dcv = 1, t->dcv = pf_double(v);
+            break;
+        case TE_EXTRA_COUNTER_VALUES:
+            t->has_x = 1;
+            if (wire == PF_WIRE_VARINT) {
+                if (t->nx == PF_MAX_EXTRA_COUNTERS)
+                    return PF_FAST_EXTRA_COUNTERS;
+                t->x[t->nx++] = v;
+            } else if (wire == PF_WIRE_LEN) {
+                pf_reader pr;
+                uint64_t e;
+                int prc;
+                pf_reader_init(&pr, data, (size_t)v);
+                while ((prc = pf_packed_varint(&pr, &e)) == PF_OK) {
+                    if (t->nx == PF_MAX_EXTRA_COUNTERS)
+                        return PF_FAST_EXTRA_COUNTERS;
+                    t->x[t->nx++] = e;
+                }
+                if (prc == PF_BAD)
+                    return PF_FAST_MALFORMED;
+            } else {
+                return PF_FAST_MALFORMED;
+            }
+            break;
+        case TE_FLOW_IDS:
+        case TE_TERMINATING_FLOW_IDS:
+            if (wire != PF_WIRE_FIXED64)
+                return PF_FAST_TE_FIELD; /* packed: the general reader */
+            if (add_flow(num == TE_FLOW_IDS ? &d->flowbuf : &d->tflowbuf, v)) {
+                tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
+                return PF_FAST_ERROR;
+            }
+            break;
+        default:
+            if (num < 64 && ((TE_GENERAL_ONLY >> num) & 1))
+                return PF_FAST_TE_FIELD;
+            break; /* debug annotations and typed fields: lazy args */
+        }
+    }
+    if (t->type < 1 || t->type > 4)
+        return PF_FAST_TE_TYPE;
+    return PF_FAST_DONE;
+}
+
+/* A queue slot with base's fields. Only the members the fast reader sets
+ * are reset, unless the general reader filled the slot last. */
+static inline pf_qitem *queue_fast(pf_decoder *d, const pf_base *base)
+{
+    if (d->q_len == d->q_cap && pf_queue_grow(d, base->offset))
+        return NULL;
+    pf_qitem *it = &d->q[d->q_len++];
+    it->is_hook = it->fmt_id = it->fmt_bind = 0;
+    it->nul = 0;
+    it->bind_num = 0;
+    if (it->general) {
+        pf_reset_event_rare(&it->ev);
+        it->general = 0;
+    }
+    pf_reset_event_common(&it->ev, base);
+    return it;
+}
+
+static const unsigned char te_phase[5] = {0, 'B', 'E', 'i', 'C'};
+static const tread_event_kind te_kind[5] = {TREAD_EVENT_UNKNOWN, TREAD_EVENT_SLICE_BEGIN,
+                                            TREAD_EVENT_SLICE_END, TREAD_EVENT_INSTANT,
+                                            TREAD_EVENT_COUNTER};
+
+/* The events of the TrackEvent read into t: what pf_track_event does for
+ * the same fields. 0, or -1 after tread__fail. */
+static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
+                   const fast_te *t, const pf_base *base)
+{
+    uint64_t off = base->offset;
+    d->n_track_events++;
+    pf_qitem *q = queue_fast(d, base);
+    if (!q)
+        return -1;
+    q->seq = s;
+    tread_event *ev = &q->ev;
+    ev->args.data = m;
+    ev->args.len = len;
+    ev->args.encoding = TREAD_ARGS_PERFETTO;
+    ev->kind = te_kind[t->type];
+    ev->phase = te_phase[t->type];
+
+    if (t->has_name) {
+        ev->name = t->name;
+    } else if (t->has_name_iid) {
+        if (pf_lookup_str(d, s, PF_INTERN_EVENT_NAMES, t->name_iid, &ev->name, off,
+                          "event name"))
+            ev->flags |= TREAD_NAME_UNRESOLVED;
+        q->nul |= PF_NUL_NAME;
+    }
+    if (t->has_cat) {
+        if (pf_lookup_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat_iid, &ev->cat, off,
+                          "category"))
+            ev->flags |= TREAD_CAT_UNRESOLVED;
+        q->nul |= PF_NUL_CAT;
+    }
+
+    uint64_t uuid = t->has_track ? t->track : s->has_default_track ? s->default_track : 0;
+    const pf_track *tr = pf_resolve_track(d, s, uuid, ev);
+
+    if (ev->kind == TREAD_EVENT_COUNTER) {
+        if (t->has_cv || t->has_dcv) {
+            if (pf_set_counter(d, s, tr, q, t->has_cv, t->cv, t->dcv))
+                return -1;
+        } else {
+            tread_str tn = pf_track_name(d, tr);
+            if (!ev->name.len && tn.ptr) {
+                ev->name = tn;
+                q->nul |= PF_NUL_NAME;
+            }
+            ev->series = tn;
+            q->nul |= PF_NUL_SERIES;
+        }
+    }
+    ev->flow_ids.n = d->flowbuf.len / 8;
+    ev->terminating_flow_ids.n = d->tflowbuf.len / 8;
+
+    /* extra counters: one COUNTER event per value, on the sequence's
+     * default extra-counter tracks (read_te checked there are enough) */
+    const pf_u64list *uuids = &s->default_extra[0];
+    for (size_t i = 0; i < t->nx; i++) {
+        pf_qitem *xq = queue_fast(d, base);
+        if (!xq)
+            return -1;
+        /* the previous event (the main one, or an extra one with the same
+         * time and category), wherever the queue has moved it */
+        const pf_qitem *mq = &d->q[d->q_len - 2];
+        const tread_event *main_ev = &mq->ev;
+        tread_event *xe = &xq->ev;
+        xq->seq = s;
+        xe->kind = TREAD_EVENT_COUNTER;
+        xe->phase = 'C';
+        xe->ts = main_ev->ts;
+        xe->flags = main_ev->flags & (TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
+        xe->raw_ts = main_ev->raw_ts;
+        xe->clock_id = main_ev->clock_id;
+        xe->cat = main_ev->cat;
+        xq->nul |= mq->nul & PF_NUL_CAT;
+        const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], xe);
+        if (pf_set_counter(d, s, xt, xq, 1, (int64_t)t->x[i], pf_double(t->x[i])))
+            return -1;
+    }
+    return 0;
+}
+
+int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_t off,
+                   int level)
+{
+    tread_parser *p = d->p;
+    if (p->cb.perfetto_packet)
+        return PF_FAST_NO_HOOK;
+    int has_ts = 0, has_clk = 0;
+    uint64_t ts = 0;
+    uint32_t clk = 0, seq_id = 0, flags = 0;
+    const unsigned char *te = NULL;
+    size_t te_len = 0;
+
+    /* pass 1: the packet's fields, nothing changed yet */
+    const unsigned char *q = data, *end = data + len;
+    while (q < end) {
+        uint32_t num;
+        unsigned wire;
+        uint64_t v;
+        const unsigned char *payload = NULL;
+        if (!fast_field(&q, end, &num, &wire, &v, &payload))
+            return PF_FAST_MALFORMED;
+        if (wire == PF_WIRE_VARINT) {
+            switch (num) {
+            case PF_PKT_TIMESTAMP: has_ts = 1, ts = v; break;
+            case PF_PKT_SEQ_ID: seq_id = (uint32_t)v; break;
+            case PF_PKT_SEQUENCE_FLAGS: flags = (uint32_t)v; break;
+            case PF_PKT_TIMESTAMP_CLOCK_ID: has_clk = 1, clk = (uint32_t)v; break;
+            case PKT_TRUSTED_UID:
+            case PKT_TRUSTED_PID: break;
+            default: return PF_FAST_PACKET_FIELD;
+            }
+            continue;
+        }
+        if (wire != PF_WIRE_LEN || num != PF_PKT_TRACK_EVENT)
+            return PF_FAST_PACKET_FIELD;
+        if (te)
+            return PF_FAST_NO_TRACK_EVENT; /* two: the general reader */
+        te = payload, te_len = (size_t)v;
+    }
+    if (!te)
+        return PF_FAST_NO_TRACK_EVENT;
+    if (!has_ts)
+        return PF_FAST_NO_TIMESTAMP;
+    /* (creates the sequence when new, as the general reader then would) */
+    pf_seq *s = pf_seq_get(d, seq_id);
+    if (!s || !s->seen)
+        return PF_FAST_SEQUENCE;
+    if ((flags & PF_SEQ_INCREMENTAL_STATE_CLEARED) ||
+        ((flags & PF_SEQ_NEEDS_INCREMENTAL_STATE) && !s->valid))
+        return PF_FAST_SEQ_STATE;
+
+    /* pass 2: the TrackEvent's fields */
+    fast_te t;
+    int rc = read_te(d, te, te_len, &t, off);
+    if (rc != PF_FAST_DONE)
+        return rc;
+    if (t.has_x && t.nx > s->default_extra[0].n)
+        return PF_FAST_EXTRA_COUNTERS;
+
+    /* decided: what process_packet does for such a packet */
+    if (level)
+        d->n_packets_inner++;
+    else
+        d->n_packets++;
+    p->stats.fast_records++;
+    s->packets++;
+    uint32_t state = level ? TREAD_PF_STATE_COMPRESSED : 0;
+    if (s->valid)
+        state |= TREAD_PF_STATE_VALID;
+    pf_base base;
+    base.offset = off;
+    base.flags = TREAD_HAS_SEQ;
+    base.seq_id = seq_id;
+    base.clock_id = 0;
+    base.ts = base.raw_ts = 0;
+    base.raw = &d->pkt;
+    uint32_t cid = has_clk ? clk
+                           : s->has_default_clock ? s->default_clock
+                                                  : pf_clocks_trace_clock(d->clocks);
+    pf_set_ts(d, s, cid, ts, &base);
+    state |= TREAD_PF_STATE_HAS_TS;
+    if (base.flags & TREAD_HAS_RAW_TS)
+        state |= TREAD_PF_STATE_TS_RAW;
+    d->pkt.data = data;
+    d->pkt.len = len;
+    d->pkt.seq_id = seq_id;
+    d->pkt.clock_id = cid;
+    d->pkt.ts = (base.flags & TREAD_HAS_TS) ? base.ts : base.raw_ts;
+    d->pkt.sequence_flags = flags;
+    d->pkt.state = state;
+    d->pkt.offset = off;
+    p->stats.records++; /* what tread__emit_perfetto_packet counts */
+    return emit_te(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
+}
