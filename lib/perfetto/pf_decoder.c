@@ -13,6 +13,7 @@
  * caller's memory) so that resume delivers the rest from the copy.
  */
 #include "perfetto/pf_internal.h"
+#include "perfetto/pf_system.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -385,6 +386,9 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
     size_t defaults_len = 0, interned_len = 0, te_len = 0, clock_len = 0, tdesc_len = 0;
     size_t pdesc_len = 0, thdesc_len = 0, ptree_len = 0, chrome_len = 0, comp_len = 0;
     int has_defaults = 0, zstd = 0;
+    const unsigned char *sys = NULL; /* a system data source (pf_system.h) */
+    size_t sys_len = 0;
+    uint32_t sys_num = 0;
 
     if (p->perfetto_fast_path) {
         int frc = pf_fast_packet(d, data, len, off, level);
@@ -423,6 +427,10 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
         case PF_PKT_CHROME_EVENTS: chrome = f.data, chrome_len = f.len; break;
         case PF_PKT_COMPRESSED: comp = f.data, comp_len = f.len, zstd = 0; break;
         case PF_PKT_ZSTD_COMPRESSED: comp = f.data, comp_len = f.len, zstd = 1; break;
+        default:
+            if (pf_system_wants(f.num))
+                sys = f.data, sys_len = f.len, sys_num = f.num;
+            break;
         }
     }
     if (rc == PF_BAD) {
@@ -565,6 +573,8 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
     if (te && pf_track_event(d, s, te, te_len, &base))
         return TREAD_STATUS_ERROR;
     if (chrome && pf_chrome_bundle(d, chrome, chrome_len, &base))
+        return TREAD_STATUS_ERROR;
+    if (sys && pf_system_packet(d, s, sys_num, sys, sys_len, &base))
         return TREAD_STATUS_ERROR;
     return TREAD_STATUS_OK;
 }
@@ -846,6 +856,7 @@ static void pf_destroy(void *dec)
     if (d->z_active)
         end_expansion(d);
     pf_chrome_free(d);
+    pf_system_free(d);
     pf_seqs_free(d);
     pf_tracks_free(d);
     if (d->clocks)
@@ -920,6 +931,7 @@ static size_t pf_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "unknown_track_refs", d->n_unknown_track);
     n = tread__counter_put(out, max, n, "chrome_legacy_json_traces", d->n_chrome_json);
     n = tread__counter_put(out, max, n, "chrome_trace_events", d->n_chrome_events);
+    n = pf_system_counters(d, out, max, n);
     return n;
 }
 
