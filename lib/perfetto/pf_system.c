@@ -67,6 +67,7 @@ void pf_sys_find_types(pf_sys *y)
     T(t_print, "PrintFtraceEvent");
     T(t_log_event, "AndroidLogPacket.LogEvent");
     T(t_ftrace_event, "FtraceEvent");
+    T(t_log_message, "LogMessage");
 #undef T
 }
 
@@ -757,6 +758,78 @@ static int android_log(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t 
     }
     if (rc == PF_BAD)
         bad(d, base->offset, "android_log");
+    return 0;
+}
+
+/* ---- TrackEvent log_message ---------------------------------------------- */
+
+/* InternedData fields of LogMessage's references (perfetto_fields.tsv). */
+#define PF_INTERN_SOURCE_LOCATIONS 4
+#define PF_INTERN_LOG_MESSAGE_BODY 20
+
+int pf_log_message(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len, size_t main,
+                   const pf_base *base)
+{
+    pf_reader r;
+    pf_field f;
+    int rc;
+    uint64_t body_iid = 0, loc_iid = 0, prio = 0;
+    int has_body = 0, has_loc = 0, has_prio = 0;
+    if (!pf_sys_get(d, base->offset))
+        return -1;
+    pf_sys *y = d->sys;
+    pf_reader_init(&r, m, len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        if (f.wire != PF_WIRE_VARINT)
+            continue;
+        if (f.num == 1)
+            has_loc = 1, loc_iid = f.v;
+        else if (f.num == 2)
+            has_body = 1, body_iid = f.v;
+        else if (f.num == 3)
+            has_prio = 1, prio = f.v;
+    }
+    if (rc == PF_BAD) {
+        bad(d, base->offset, "track_event log_message");
+        return 0;
+    }
+    pf_qitem *q = pf_queue_event(d, base);
+    if (!q)
+        return -1;
+    const tread_event *me = &d->q[main].ev; /* (the queue may have moved) */
+    tread_event *ev = &q->ev;
+    y->n_logs++;
+    ev->kind = TREAD_EVENT_LOG;
+    ev->flags = me->flags & (TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ | TREAD_HAS_PID |
+                             TREAD_HAS_TID | TREAD_HAS_TRACK | TREAD_THREAD_UNRESOLVED);
+    ev->ts = me->ts;
+    ev->raw_ts = me->raw_ts;
+    ev->clock_id = me->clock_id;
+    ev->pid = me->pid;
+    ev->tid = me->tid;
+    ev->track_uuid = me->track_uuid;
+    ev->track_kind = me->track_kind;
+    const pf_entry *e = has_body ? pf_seq_find(s, PF_INTERN_LOG_MESSAGE_BODY, body_iid) : NULL;
+    if (e && pf_interned_str(e, &ev->name)) {
+        q->nul |= PF_NUL_NAME;
+    } else if (has_body) {
+        ev->flags |= TREAD_NAME_UNRESOLVED;
+        d->n_interning_misses++;
+        tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, base->offset,
+                    "log message body iid %" PRIu64 " was never interned", body_iid);
+    }
+    /* the source file says where it comes from, as a log tag does */
+    e = has_loc ? pf_seq_find(s, PF_INTERN_SOURCE_LOCATIONS, loc_iid) : NULL;
+    if (e && pf_interned_str(e, &ev->cat))
+        q->nul |= PF_NUL_CAT;
+    if (has_prio) {
+        ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
+        ev->value_int = (int64_t)prio;
+        ev->value = (double)prio;
+    }
+    pf_sys_find_types(y);
+    if (y->t_log_message)
+        ev->args = tread_perfetto_args(y->t_log_message, m, len);
     return 0;
 }
 

@@ -46,6 +46,13 @@ static inline int pf_system_wants(uint32_t num)
 int pf_system_packet(pf_decoder *d, pf_seq *s, uint32_t num, const unsigned char *m,
                      size_t len, const pf_base *base);
 
+/* A TrackEvent's log_message (m, len): a LOG event after the TrackEvent's
+ * own event, the queue item at index main (same time, thread and track),
+ * name = the interned body, cat = the interned source file, value = prio.
+ * 0, or -1 after tread__fail. */
+int pf_log_message(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len, size_t main,
+                   const pf_base *base);
+
 /* Frees what pf_system_packet kept (d->sys). */
 void pf_system_free(pf_decoder *d);
 
@@ -87,7 +94,7 @@ typedef struct pf_sys {
     int types_found;
     const tread_perfetto_msgtype *t_switch, *t_waking, *t_wakeup, *t_wakeup_new;
     const tread_perfetto_msgtype *t_cpufreq, *t_cpuidle, *t_newtask, *t_rename, *t_print;
-    const tread_perfetto_msgtype *t_log_event, *t_ftrace_event;
+    const tread_perfetto_msgtype *t_log_event, *t_ftrace_event, *t_log_message;
     /* counters */
     uint64_t n_bundles, n_ftrace_events, n_compact_switch, n_compact_waking;
     uint64_t n_generic, n_lost_bundles, n_sys_stats, n_process_stats, n_logs;
