@@ -1,0 +1,77 @@
+"""Errors: tread.Error subclasses with code, offset and message."""
+import io
+
+import pytest
+
+import tread
+from conftest import NODE_SAMPLE, trace, write
+
+GOOD = {"name": "a", "ph": "X", "ts": 1, "dur": 1, "pid": 1, "tid": 1}
+
+
+def test_syntax_error_after_the_events_before_it(tmp_path):
+    text = trace(GOOD, GOOD, '{"name": "b", "ph": "X", "ts": }')
+    path = write(tmp_path, "bad.json", text)
+    got = []
+    with pytest.raises(tread.ParseError) as ei:
+        for ev in tread.open(path):
+            got.append(ev.name)
+    assert got == ["a", "a"]
+    e = ei.value
+    assert isinstance(e, tread.Error)
+    assert e.code == "syntax"
+    assert text.index("}", text.index('"ts": ')) - 2 <= e.offset <= len(text)
+    assert str(e).startswith("syntax at byte %d: " % e.offset)
+    assert e.message and e.message in str(e)
+
+
+def test_error_offset_is_exact(tmp_path):
+    # strict mode: a trailing comma is an error, at the comma
+    text = '{"traceEvents":[' + '{"name":"a","ph":"X","ts":1,"pid":1},' * 3 + ']}'
+    path = write(tmp_path, "b.json", text)
+    assert len(list(tread.open(path, warnings="ignore"))) == 3
+    with pytest.raises(tread.ParseError) as ei:
+        list(tread.open(path, lenient=False))
+    assert ei.value.offset == text.index(",]}")
+
+
+def test_limit_error(tmp_path):
+    deep = {"name": "a", "ph": "X", "ts": 1, "pid": 1, "args": {}}
+    cur = deep["args"]
+    for _ in range(20):
+        cur["x"] = {}
+        cur = cur["x"]
+    path = write(tmp_path, "deep.json", trace(deep))
+    assert len(list(tread.open(path))) == 1
+    with pytest.raises(tread.LimitError) as ei:
+        list(tread.open(path, max_depth=8))
+    assert ei.value.code == "limit_depth"
+
+
+def test_unknown_format():
+    with pytest.raises(tread.FormatError) as ei:
+        list(tread.open(io.BytesIO(b"\x01\x02\x03 this is no trace at all \xff" * 10)))
+    assert ei.value.code == "unknown_format"
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        tread.open(str(tmp_path / "nope.json"))
+
+
+def test_read_exception_propagates():
+    class Broken:
+        def read(self, n):
+            raise OSError("disk on fire")
+    with pytest.raises(OSError, match="disk on fire"):
+        list(tread.open(Broken()))
+
+
+def test_forced_wrong_format(tmp_path):
+    path = write(tmp_path, "a.json", trace(GOOD, GOOD))
+    with pytest.raises(tread.ParseError) as ei:
+        list(tread.open(NODE_SAMPLE, format="perfetto"))
+    assert ei.value.code == "syntax"
+    r = tread.open(path, format="fxt", warnings="ignore")
+    assert all(e.kind != "complete" for e in r)
+    assert r.format == "fxt" and r.stats()["warnings"] > 0
