@@ -231,9 +231,12 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
          * and literals, and for strings without escapes */
         uint64_t end = d->value_end, len = type == TOK_NUM ? n : type == TOK_FALSE ? 5
                                                : type == TOK_STR ? n + 2 : 4;
-        if (type != TOK_NAN && type != TOK_POS_INF && type != TOK_NEG_INF &&
-            end >= len && end - len >= d->rec.offset)
+        if (type == TOK_STR && d->str_start) {
+            d->rec.offset = d->str_start; /* its opening quote, escapes or not */
+        } else if (type != TOK_NAN && type != TOK_POS_INF && type != TOK_NEG_INF &&
+                   end >= len && end - len >= d->rec.offset) {
             d->rec.offset = end - len;
+        }
         return finish_record(d);
     }
     return 1;
@@ -283,6 +286,30 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
         tread__fail(d->p, TREAD_ERROR_LIMIT_STRING, json_cur_off(d),
                     "string longer than the limit of %zu bytes", d->p->max_string_bytes);
         return 0;
+    }
+    d->str_start = 0;
+    if (d->cap == CAP_NONE && d->depth == 1) {
+        /* a top-level key's string: its opening quote is the first quote
+         * before the closing one that no odd run of backslashes escapes;
+         * a string cut by a chunk boundary comes as the held start, then
+         * a slice with its rest, and starts where the held token did */
+        size_t c = yajl_get_bytes_consumed(d->yh);
+        const unsigned char *b = d->slice_data;
+        if (d->slice_off == d->filter.held_rest_off && c == d->slice_len && d->filter.held.len == 0)
+            b = NULL; /* the rest of a string cut by a chunk boundary */
+        if (!b)
+            d->str_start = d->filter.held_tok_off;
+        for (size_t k = c >= 2 ? c - 1 : 0; b && k-- > 0;) {
+            if (b[k] != '"')
+                continue;
+            size_t bs = 0;
+            while (bs < k && b[k - 1 - bs] == '\\')
+                bs++;
+            if (bs % 2 == 0) {
+                d->str_start = d->slice_off + k;
+                break;
+            }
+        }
     }
     return scalar(d, TOK_STR, s, n);
 }
@@ -494,6 +521,7 @@ static int json_sink(void *ctx, const unsigned char *s, size_t n, uint64_t off,
     d->prev_slice_end = d->slice_off + d->slice_len;
     d->slice_off = off;
     d->slice_len = n;
+    d->slice_data = s;
     d->slice_synthetic = synthetic;
     d->done_in_slice = 0;
     yajl_status st = yajl_parse(d->yh, s, n);

@@ -70,6 +70,10 @@ typedef struct json_decoder {
     /* where yajl is reading: input offset of the current slice */
     uint64_t slice_off;
     size_t slice_len;
+    const unsigned char *slice_data; /* its bytes (a top-level string's start is
+                                        found in them) */
+    uint64_t str_start;       /* input offset of the top-level string being
+                                 reported; 0 when unknown */
     uint64_t prev_slice_end;  /* input end of the slice before this one */
     uint64_t value_end;       /* end of the scalar being reported */
     uint64_t special_end;     /* end of the NaN/Infinity word */

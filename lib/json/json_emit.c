@@ -133,6 +133,11 @@ static int get_ident(emit_ctx *c, int f, int64_t *num, tread_str *text, uint32_t
         }
         return 1;
     }
+    /* a number written 1.0 or 1e3 is that number (a fraction rounds) */
+    if (t[0] == TOK_NUM && timeconv_decimal_scaled(s.ptr, s.len, 0, &i) == 0) {
+        *num = i;
+        return 1;
+    }
     *num = (int64_t)(timeconv_hash64(s.ptr, s.len) & (uint64_t)INT64_MAX);
     *text = s;
     *flags |= string_flag;
@@ -430,6 +435,37 @@ static void emit_system_event(emit_ctx *c, tread_event *ev)
     tread__emit(c->d->p, ev);
 }
 
+/* A sample's weight: a number, or a string holding one ("3", " 2.5 "),
+ * which is converted; anything else is said, not dropped silently. */
+static void sample_weight(emit_ctx *c, const unsigned char *t, tread_event *ev)
+{
+    tread_arg a;
+    args_decode_value(t, &a);
+    if (a.type == TREAD_ARG_INT || a.type == TREAD_ARG_UINT || a.type == TREAD_ARG_DOUBLE) {
+        ev->value = a.type == TREAD_ARG_INT ? (double)a.v.i
+                    : a.type == TREAD_ARG_UINT ? (double)a.v.u : a.v.d;
+        ev->value_text = a.text;
+        ev->flags |= TREAD_HAS_VALUE;
+        return;
+    }
+    if (a.type == TREAD_ARG_STRING) {
+        const char *p = a.v.s.ptr;
+        size_t n = a.v.s.len;
+        int64_t check;
+        while (n && (*p == ' ' || *p == '\t'))
+            p++, n--;
+        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+            n--;
+        if (n && timeconv_decimal_scaled(p, n, 0, &check) != -1) {
+            ev->value = timeconv_parse_double(p, n);
+            ev->value_text = a.v.s; /* as written (NUL-terminated) */
+            ev->flags |= TREAD_HAS_VALUE;
+            return;
+        }
+    }
+    bad_field(c, "weight", "is not a number");
+}
+
 int json_emit_record(json_decoder *d, size_t first)
 {
     json_record *r = &d->rec;
@@ -461,16 +497,8 @@ int json_emit_record(json_decoder *d, size_t first)
         const unsigned char *t;
         fill_common(&c, &ev);
         ev.kind = TREAD_EVENT_SAMPLE;
-        if ((t = field(r, JF_WEIGHT)) != NULL) {
-            tread_arg a;
-            args_decode_value(t, &a);
-            if (a.type == TREAD_ARG_INT || a.type == TREAD_ARG_UINT || a.type == TREAD_ARG_DOUBLE) {
-                ev.value = a.type == TREAD_ARG_INT ? (double)a.v.i
-                           : a.type == TREAD_ARG_UINT ? (double)a.v.u : a.v.d;
-                ev.value_text = a.text;
-                ev.flags |= TREAD_HAS_VALUE;
-            }
-        }
+        if ((t = field(r, JF_WEIGHT)) != NULL && t[0] != TOK_NULL)
+            sample_weight(&c, t, &ev);
         tread__emit(d->p, &ev);
         break;
     }

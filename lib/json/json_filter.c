@@ -193,6 +193,8 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
 /* A held token ended before d[end]: yajl gets it, then d[start..end). */
 #define FLUSH_HELD(end)                                                         \
     do {                                                                        \
+        f->held_tok_off = f->held_off;                                          \
+        f->held_rest_off = off + start;                                         \
         if ((rc = emit_held(f)) != 0) {                                         \
             if (rc == 1) {                                                      \
                 *consumed = 0; /* stopped before this chunk */                  \
@@ -468,6 +470,17 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
             f->state = F_STRING;
             break;
         case F_SLASH:
+            if (d[i] == '/' || d[i] == '*') {
+                /* JSON has no comments: an error in strict mode, counted as
+                 * non-standard JSON in lenient mode */
+                if (!f->lenient) {
+                    tread__fail(f->p, TREAD_ERROR_SYNTAX, f->word_off,
+                                "comment in strict mode (JSON has no comments)");
+                    return -1;
+                }
+                tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, f->word_off,
+                            "%s comment accepted", d[i] == '/' ? "//" : "/*");
+            }
             if (d[i] == '/') {
                 f->state = F_LINE_COMMENT;
             } else if (d[i] == '*') {

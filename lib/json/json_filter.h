@@ -87,6 +87,11 @@ typedef struct json_filter {
     unsigned esc_u;           /* the \u code unit read so far */
     unsigned hi_surrogate;    /* a high surrogate waiting for its pair */
     uint64_t esc_off;         /* where the escape being read started */
+
+    /* the last held token given to yajl: its start, and the offset of the
+     * slice that carried its rest (a top-level string's offset) */
+    uint64_t held_tok_off;
+    uint64_t held_rest_off;
 } json_filter;
 
 void json_filter_init(json_filter *f, tread_parser *p, json_sink_fn sink,

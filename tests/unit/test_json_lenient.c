@@ -185,14 +185,24 @@ static void test_comments(void)
         CHECK_STR(C.ev[1].name, "a");
         CHECK_EQ_INT(C.ev[1].offset, offset_of(doc, "{\"ph\":\"E\"", 0));
     }
-    /* comments are a documented extension in both modes: no warning */
-    CHECK_EQ_INT(count_warnings(TREAD_WARN_NONSTANDARD_JSON), 0);
+    /* lenient mode: each comment is counted as non-standard JSON, at its
+     * first '/' */
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_NONSTANDARD_JSON), 7);
+    CHECK(has_warning_at(TREAD_WARN_NONSTANDARD_JSON, offset_of(doc, "// first", 0)));
+    CHECK(has_warning_at(TREAD_WARN_NONSTANDARD_JSON, offset_of(doc, "/* in */", 0)));
+    CHECK(has_warning_at(TREAD_WARN_NONSTANDARD_JSON, offset_of(doc, "// tail", 0)));
 
-    /* strict mode accepts comments too, and says nothing */
+    /* strict mode: JSON has no comments, the first one is an error */
     PARSE_OPTS(doc, STRICT);
-    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
-    CHECK_EQ_INT(C.nev, 2);
-    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(C.error, TREAD_ERROR_SYNTAX);
+    CHECK_EQ_INT(C.error_offset, offset_of(doc, "// first", 0));
+    CHECK_EQ_INT(C.nev, 0);
+    const char *mid = "[{\"ph\":\"B\"},\n /* x */ {\"ph\":\"E\"}]";
+    PARSE_OPTS(mid, STRICT);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(C.error_offset, offset_of(mid, "/*", 0));
+    CHECK_EQ_INT(C.nev, 1);
 
     /* a comment, a '*' run and a '/' inside a block comment */
     PARSE("[{\"ph\":\"B\"} /** a / b **/ ]");
@@ -206,6 +216,7 @@ static void test_comments(void)
     PARSE(lead);
     CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
     CHECK_EQ_INT(C.nev, 1);
+    CHECK(has_warning_at(TREAD_WARN_NONSTANDARD_JSON, 0));
     const char *lead2 = "/* header */ {\"traceEvents\":[{\"ph\":\"B\",\"name\":\"a\"}]}";
     PARSE(lead2);
     CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
