@@ -143,16 +143,8 @@ static tread_status drain(pf_decoder *d)
 
 /* ---- timestamps ------------------------------------------------------- */
 
-void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, pf_base *ev)
+void pf_set_ts_failed(pf_decoder *d, uint32_t clock, int rc, int64_t abs, pf_base *ev)
 {
-    uint32_t seq = s ? s->id : 0;
-    int64_t abs, out;
-    int rc = pf_clocks_convert(d->clocks, seq, clock, (int64_t)value, &abs, &out);
-    if (rc == PF_CLOCK_OK) {
-        ev->flags |= TREAD_HAS_TS;
-        ev->ts = out;
-        return;
-    }
     ev->flags |= TREAD_HAS_RAW_TS;
     ev->raw_ts = abs;
     ev->clock_id = clock;

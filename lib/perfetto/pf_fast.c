@@ -46,83 +46,102 @@ enum {
 
 /* The other TrackEvent fields pf_track_event.c reads, left to it:
  * timestamp/thread time/instruction count (1, 2, 8, 16, 17, 20), the
- * legacy event (6), categories as strings (22), extra counter track uuids
- * and double extra counters (31, 45, 46), the old flow ids (36, 42) and
- * correlation ids (52, 53, 54). Every other field is an argument. */
+ * legacy event (6), the log message (21), categories as strings (22),
+ * extra counter track uuids and double extra counters (31, 45, 46), the
+ * old flow ids (36, 42) and correlation ids (52, 53, 54). Every other
+ * field is an argument. A field the general reader learns to read must be
+ * added here (test_perfetto_fast lists them too). */
 #define TE_GENERAL_ONLY                                                                      \
     ((1ull << 1) | (1ull << 2) | (1ull << 6) | (1ull << 8) | (1ull << 16) | (1ull << 17) |   \
-     (1ull << 20) | (1ull << 22) | (1ull << 31) | (1ull << 36) | (1ull << 42) |              \
-     (1ull << 45) | (1ull << 46) | (1ull << 52) | (1ull << 53) | (1ull << 54))
+     (1ull << 20) | (1ull << 21) | (1ull << 22) | (1ull << 31) | (1ull << 36) |              \
+     (1ull << 42) | (1ull << 45) | (1ull << 46) | (1ull << 52) | (1ull << 53) |              \
+     (1ull << 54))
 
-/* One field at *pp (< end), for well-formed input only: its number,
- * wire type and value (a varint's or fixed's value, a LEN field's length
- * with *data its payload). 1, or 0 for anything else (a tag longer than
- * two bytes, a group, a varint over ten bytes, an overrun): the general
- * reader then reads the packet and says what is wrong. All in registers,
- * unlike pf_next's pf_field. */
-static inline PF_ALWAYS_INLINE int fast_field(const unsigned char **pp,
-                                              const unsigned char *end, uint32_t *num,
-                                              unsigned *wire, uint64_t *val,
-                                              const unsigned char **data)
+/* The field readers below are for well-formed input only: anything
+ * unusual (a tag longer than two bytes, a group, a varint over ten bytes,
+ * an overrun) makes the fast reader give up, and the general reader then
+ * reads the packet and says what is wrong. Fields are dispatched on their
+ * whole tag (number and wire type in one switch), values kept in
+ * registers. */
+#define TAG(num, wire) (((unsigned)(num) << 3) | (unsigned)(wire))
+
+/* A varint at *pp: 1, or 0 when cut short or longer than ten bytes. */
+static inline PF_ALWAYS_INLINE int rd_varint(const unsigned char **pp, const unsigned char *end,
+                                             uint64_t *out)
 {
     const unsigned char *p = *pp;
-    unsigned tag = p[0];
-    p++;
-    if (tag & 0x80) {
-        if (p >= end || (p[0] & 0x80))
-            return 0;
-        tag = (tag & 0x7f) | ((unsigned)p[0] << 7);
-        p++;
+    if (PF_LIKELY(p < end && !(*p & 0x80))) {
+        *out = *p;
+        *pp = p + 1;
+        return 1;
     }
-    *num = tag >> 3;
-    *wire = tag & 7;
-    uint64_t v;
-    switch (tag & 7) {
-    case PF_WIRE_VARINT:
-    case PF_WIRE_LEN: {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
         if (p >= end)
             return 0;
         unsigned c = *p++;
-        v = c;
-        if (c & 0x80) {
-            v &= 0x7f;
-            for (int shift = 7;; shift += 7) {
-                if (p >= end || shift >= 70)
-                    return 0;
-                c = *p++;
-                v |= (uint64_t)(c & 0x7f) << shift;
-                if (!(c & 0x80))
-                    break;
-            }
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *out = v;
+            *pp = p;
+            return 1;
         }
-        if ((tag & 7) == PF_WIRE_LEN) {
-            if (v > (uint64_t)(end - p))
-                return 0;
-            *data = p;
-            p += v;
-        }
-        break;
     }
-    case PF_WIRE_FIXED64:
-        if (end - p < 8)
+    return 0;
+}
+
+/* A tag of one or two bytes at *pp (< end): 1, or 0. */
+static inline PF_ALWAYS_INLINE int rd_tag(const unsigned char **pp, const unsigned char *end,
+                                          unsigned *tag)
+{
+    const unsigned char *p = *pp;
+    unsigned t = *p++;
+    if (t & 0x80) {
+        if (p >= end || (*p & 0x80))
             return 0;
-        v = pf_le64(p);
-        p += 8;
-        break;
-    case PF_WIRE_FIXED32:
-        if (end - p < 4)
-            return 0;
-        v = pf_le32(p);
-        p += 4;
-        break;
-    default:
-        return 0;
+        t = (t & 0x7f) | ((unsigned)*p++ << 7);
     }
-    if (!*num)
-        return 0;
-    *val = v;
+    if (t < 8)
+        return 0; /* field number 0 */
+    *tag = t;
     *pp = p;
     return 1;
+}
+
+/* A LEN field's payload after its tag: 1, or 0. */
+static inline PF_ALWAYS_INLINE int rd_len(const unsigned char **pp, const unsigned char *end,
+                                          const unsigned char **data, size_t *len)
+{
+    uint64_t n;
+    if (!rd_varint(pp, end, &n) || n > (uint64_t)(end - *pp))
+        return 0;
+    *data = *pp;
+    *len = (size_t)n;
+    *pp += n;
+    return 1;
+}
+
+/* Skips the value of a field of wire type w: 1, or 0 (groups too). */
+static int skip_value(const unsigned char **pp, const unsigned char *end, unsigned w)
+{
+    uint64_t v;
+    const unsigned char *data;
+    size_t len;
+    switch (w) {
+    case PF_WIRE_VARINT: return rd_varint(pp, end, &v);
+    case PF_WIRE_LEN: return rd_len(pp, end, &data, &len);
+    case PF_WIRE_FIXED64:
+        if (end - *pp < 8)
+            return 0;
+        *pp += 8;
+        return 1;
+    case PF_WIRE_FIXED32:
+        if (end - *pp < 4)
+            return 0;
+        *pp += 4;
+        return 1;
+    default: return 0;
+    }
 }
 
 typedef struct fast_te {
@@ -158,85 +177,111 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
     d->tflowbuf.len = 0;
     const unsigned char *p = m, *end = m + len;
     while (p < end) {
-        uint32_t num;
-        unsigned wire;
+        unsigned tag;
         uint64_t v;
-        const unsigned char *data = NULL;
-        if (!fast_field(&p, end, &num, &wire, &v, &data))
+        const unsigned char *data;
+        size_t n;
+        if (!rd_tag(&p, end, &tag))
             return PF_FAST_MALFORMED;
-        switch (num) {
-        case TE_TYPE:
-            if (wire != PF_WIRE_VARINT)
+        switch (tag) {
+        case TAG(TE_TYPE, PF_WIRE_VARINT):
+            if (!rd_varint(&p, end, &v))
                 return PF_FAST_MALFORMED;
             t->type = (int)(int32_t)v;
             break;
-        case TE_NAME_IID:
-            if (wire != PF_WIRE_VARINT)
+        case TAG(TE_NAME_IID, PF_WIRE_VARINT):
+            if (!rd_varint(&p, end, &t->name_iid))
                 return PF_FAST_MALFORMED;
-            t->has_name_iid = 1, t->name_iid = v;
+            t->has_name_iid = 1;
             break;
-        case TE_NAME:
-            if (wire != PF_WIRE_LEN)
+        case TAG(TE_NAME, PF_WIRE_LEN):
+            if (!rd_len(&p, end, &data, &n))
                 return PF_FAST_MALFORMED;
-            t->has_name = 1, t->name.ptr = (const char *)data, t->name.len = (size_t)v;
+            t->has_name = 1, t->name.ptr = (const char *)data, t->name.len = n;
             break;
-        case TE_CATEGORY_IIDS:
-            if (wire != PF_WIRE_VARINT)
-                return PF_FAST_CATEGORIES; /* packed */
+        case TAG(TE_CATEGORY_IIDS, PF_WIRE_VARINT):
             if (t->has_cat)
                 return PF_FAST_CATEGORIES;
-            t->has_cat = 1, t->cat_iid = v;
-            break;
-        case TE_TRACK_UUID:
-            if (wire != PF_WIRE_VARINT)
+            if (!rd_varint(&p, end, &t->cat_iid))
                 return PF_FAST_MALFORMED;
-            t->has_track = 1, t->track = v;
+            t->has_cat = 1;
             break;
-        case TE_COUNTER_VALUE:
-            if (wire != PF_WIRE_VARINT)
+        case TAG(TE_CATEGORY_IIDS, PF_WIRE_LEN):
+            return PF_FAST_CATEGORIES; /* packed */
+        case TAG(TE_TRACK_UUID, PF_WIRE_VARINT):
+            if (!rd_varint(&p, end, &t->track))
+                return PF_FAST_MALFORMED;
+            t->has_track = 1;
+            break;
+        case TAG(TE_COUNTER_VALUE, PF_WIRE_VARINT):
+            if (!rd_varint(&p, end, &v))
                 return PF_FAST_MALFORMED;
             t->has_cv = 1, t->cv = (int64_t)v;
             break;
-        case TE_DOUBLE_COUNTER_VALUE:
-            if (wire != PF_WIRE_FIXED64)
+        case TAG(TE_DOUBLE_COUNTER_VALUE, PF_WIRE_FIXED64):
+            if (end - p < 8)
                 return PF_FAST_MALFORMED;
-            t->has_dcv = 1, t->dcv = pf_double(v);
+            t->has_dcv = 1, t->dcv = pf_double(pf_le64(p));
+            p += 8;
             break;
-        case TE_EXTRA_COUNTER_VALUES:
+        case TAG(TE_EXTRA_COUNTER_VALUES, PF_WIRE_VARINT):
             t->has_x = 1;
-            if (wire == PF_WIRE_VARINT) {
+            if (t->nx == PF_MAX_EXTRA_COUNTERS)
+                return PF_FAST_EXTRA_COUNTERS;
+            if (!rd_varint(&p, end, &t->x[t->nx]))
+                return PF_FAST_MALFORMED;
+            t->nx++;
+            break;
+        case TAG(TE_EXTRA_COUNTER_VALUES, PF_WIRE_LEN): {
+            t->has_x = 1;
+            if (!rd_len(&p, end, &data, &n))
+                return PF_FAST_MALFORMED;
+            const unsigned char *e = data + n;
+            while (data < e) {
                 if (t->nx == PF_MAX_EXTRA_COUNTERS)
                     return PF_FAST_EXTRA_COUNTERS;
-                t->x[t->nx++] = v;
-            } else if (wire == PF_WIRE_LEN) {
-                pf_reader pr;
-                uint64_t e;
-                int prc;
-                pf_reader_init(&pr, data, (size_t)v);
-                while ((prc = pf_packed_varint(&pr, &e)) == PF_OK) {
-                    if (t->nx == PF_MAX_EXTRA_COUNTERS)
-                        return PF_FAST_EXTRA_COUNTERS;
-                    t->x[t->nx++] = e;
-                }
-                if (prc == PF_BAD)
+                if (!rd_varint(&data, e, &t->x[t->nx]))
                     return PF_FAST_MALFORMED;
-            } else {
-                return PF_FAST_MALFORMED;
+                t->nx++;
             }
             break;
-        case TE_FLOW_IDS:
-        case TE_TERMINATING_FLOW_IDS:
-            if (wire != PF_WIRE_FIXED64)
-                return PF_FAST_TE_FIELD; /* packed: the general reader */
-            if (add_flow(num == TE_FLOW_IDS ? &d->flowbuf : &d->tflowbuf, v)) {
+        }
+        case TAG(TE_FLOW_IDS, PF_WIRE_FIXED64):
+        case TAG(TE_TERMINATING_FLOW_IDS, PF_WIRE_FIXED64):
+            if (end - p < 8)
+                return PF_FAST_MALFORMED;
+            if (add_flow(tag == TAG(TE_FLOW_IDS, PF_WIRE_FIXED64) ? &d->flowbuf : &d->tflowbuf,
+                         pf_le64(p))) {
                 tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
                 return PF_FAST_ERROR;
             }
+            p += 8;
             break;
-        default:
+        default: {
+            unsigned num = tag >> 3;
+            switch (num) {
+            case TE_TYPE:
+            case TE_NAME_IID:
+            case TE_NAME:
+            case TE_TRACK_UUID:
+            case TE_COUNTER_VALUE:
+            case TE_DOUBLE_COUNTER_VALUE:
+            case TE_EXTRA_COUNTER_VALUES:
+            case TE_CATEGORY_IIDS:
+                return PF_FAST_MALFORMED; /* a known field of the wrong type */
+            case TE_FLOW_IDS:
+            case TE_TERMINATING_FLOW_IDS:
+                return PF_FAST_TE_FIELD; /* packed: the general reader */
+            default:
+                break;
+            }
             if (num < 64 && ((TE_GENERAL_ONLY >> num) & 1))
                 return PF_FAST_TE_FIELD;
-            break; /* debug annotations and typed fields: lazy args */
+            /* debug annotations and typed fields: lazy args */
+            if (!skip_value(&p, end, tag & 7))
+                return PF_FAST_MALFORMED;
+            break;
+        }
         }
     }
     if (t->type < 1 || t->type > 4)
@@ -260,6 +305,19 @@ static inline pf_qitem *queue_fast(pf_decoder *d, const pf_base *base)
     }
     pf_reset_event_common(&it->ev, base);
     return it;
+}
+
+/* pf_lookup_str, with a hit in the sequence's cache read here. */
+static inline int fast_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid,
+                           tread_str *out, uint64_t off, const char *what)
+{
+    const struct pf_icache *c = pf_icache_of(s, field, iid);
+    if (PF_LIKELY(c->e && c->iid == iid && c->field == field && c->e->str)) {
+        out->ptr = c->e->str;
+        out->len = c->e->str_len;
+        return 0;
+    }
+    return pf_lookup_str(d, s, field, iid, out, off, what);
 }
 
 static const unsigned char te_phase[5] = {0, 'B', 'E', 'i', 'C'};
@@ -288,14 +346,12 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     if (t->has_name) {
         ev->name = t->name;
     } else if (t->has_name_iid) {
-        if (pf_lookup_str(d, s, PF_INTERN_EVENT_NAMES, t->name_iid, &ev->name, off,
-                          "event name"))
+        if (fast_str(d, s, PF_INTERN_EVENT_NAMES, t->name_iid, &ev->name, off, "event name"))
             ev->flags |= TREAD_NAME_UNRESOLVED;
         q->nul |= PF_NUL_NAME;
     }
     if (t->has_cat) {
-        if (pf_lookup_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat_iid, &ev->cat, off,
-                          "category"))
+        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat_iid, &ev->cat, off, "category"))
             ev->flags |= TREAD_CAT_UNRESOLVED;
         q->nul |= PF_NUL_CAT;
     }
@@ -363,36 +419,56 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     /* pass 1: the packet's fields, nothing changed yet */
     const unsigned char *q = data, *end = data + len;
     while (q < end) {
-        uint32_t num;
-        unsigned wire;
+        unsigned tag;
         uint64_t v;
-        const unsigned char *payload = NULL;
-        if (!fast_field(&q, end, &num, &wire, &v, &payload))
+        if (!rd_tag(&q, end, &tag))
             return PF_FAST_MALFORMED;
-        if (wire == PF_WIRE_VARINT) {
-            switch (num) {
-            case PF_PKT_TIMESTAMP: has_ts = 1, ts = v; break;
-            case PF_PKT_SEQ_ID: seq_id = (uint32_t)v; break;
-            case PF_PKT_SEQUENCE_FLAGS: flags = (uint32_t)v; break;
-            case PF_PKT_TIMESTAMP_CLOCK_ID: has_clk = 1, clk = (uint32_t)v; break;
-            case PKT_TRUSTED_UID:
-            case PKT_TRUSTED_PID: break;
-            default: return PF_FAST_PACKET_FIELD;
-            }
-            continue;
+        switch (tag) {
+        case TAG(PF_PKT_TIMESTAMP, PF_WIRE_VARINT):
+            if (!rd_varint(&q, end, &ts))
+                return PF_FAST_MALFORMED;
+            has_ts = 1;
+            break;
+        case TAG(PF_PKT_SEQ_ID, PF_WIRE_VARINT):
+            if (!rd_varint(&q, end, &v))
+                return PF_FAST_MALFORMED;
+            seq_id = (uint32_t)v;
+            break;
+        case TAG(PF_PKT_SEQUENCE_FLAGS, PF_WIRE_VARINT):
+            if (!rd_varint(&q, end, &v))
+                return PF_FAST_MALFORMED;
+            flags = (uint32_t)v;
+            break;
+        case TAG(PF_PKT_TIMESTAMP_CLOCK_ID, PF_WIRE_VARINT):
+            if (!rd_varint(&q, end, &v))
+                return PF_FAST_MALFORMED;
+            has_clk = 1, clk = (uint32_t)v;
+            break;
+        case TAG(PKT_TRUSTED_UID, PF_WIRE_VARINT):
+        case TAG(PKT_TRUSTED_PID, PF_WIRE_VARINT):
+            if (!rd_varint(&q, end, &v))
+                return PF_FAST_MALFORMED;
+            break;
+        case TAG(PF_PKT_TRACK_EVENT, PF_WIRE_LEN): {
+            const unsigned char *payload;
+            size_t n;
+            if (!rd_len(&q, end, &payload, &n))
+                return PF_FAST_MALFORMED;
+            if (te)
+                return PF_FAST_NO_TRACK_EVENT; /* two: the general reader */
+            te = payload, te_len = n;
+            break;
         }
-        if (wire != PF_WIRE_LEN || num != PF_PKT_TRACK_EVENT)
+        default:
             return PF_FAST_PACKET_FIELD;
-        if (te)
-            return PF_FAST_NO_TRACK_EVENT; /* two: the general reader */
-        te = payload, te_len = (size_t)v;
+        }
     }
     if (!te)
         return PF_FAST_NO_TRACK_EVENT;
     if (!has_ts)
         return PF_FAST_NO_TIMESTAMP;
     /* (creates the sequence when new, as the general reader then would) */
-    pf_seq *s = pf_seq_get(d, seq_id);
+    pf_seq *s = d->last_seq && d->last_seq->id == seq_id ? d->last_seq : pf_seq_get(d, seq_id);
     if (!s || !s->seen)
         return PF_FAST_SEQUENCE;
     if ((flags & PF_SEQ_INCREMENTAL_STATE_CLEARED) ||

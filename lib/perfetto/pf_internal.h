@@ -379,7 +379,50 @@ int pf_process_descriptor(pf_decoder *d, const unsigned char *m, size_t len,
 int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                          const pf_base *base);
 int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const pf_base *base);
-tread_str pf_track_name(const pf_decoder *d, const pf_track *t);
+/* The track's name (NUL-terminated in the track-name buffer), or {NULL, 0}. */
+static inline tread_str pf_track_name(const pf_decoder *d, const pf_track *t)
+{
+    tread_str s = {NULL, 0};
+    if (t && t->name_len) {
+        s.ptr = (const char *)d->track_names.data + t->name_off;
+        s.len = t->name_len;
+    }
+    return s;
+}
+
+/* Sets the track fields of ev from uuid (0: the sequence's thread). */
+static inline const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid,
+                                               tread_event *ev)
+{
+    if (uuid) {
+        const pf_track *t = pf_track_find(d, uuid);
+        ev->flags |= TREAD_HAS_TRACK;
+        ev->track_uuid = uuid;
+        if (!t) {
+            d->n_unknown_track++;
+            ev->track_kind = TREAD_TRACK_NONE;
+            return NULL;
+        }
+        ev->track_kind = t->kind;
+        if (t->has_pid) {
+            ev->flags |= TREAD_HAS_PID;
+            ev->pid = ev->tid = t->pid;
+        }
+        if (t->has_tid) {
+            ev->flags |= TREAD_HAS_TID;
+            ev->tid = t->tid;
+        }
+        return t;
+    }
+    if (s && s->has_thread) {
+        ev->flags |= TREAD_HAS_TRACK | TREAD_HAS_PID | TREAD_HAS_TID;
+        ev->track_kind = TREAD_TRACK_THREAD;
+        ev->pid = s->pid;
+        ev->tid = s->tid;
+    }
+    return NULL;
+}
+
 void pf_tracks_free(pf_decoder *d);
 
 /* A repeated scalar field, packed or not, appended to l (fixed: a fixed64
@@ -392,7 +435,6 @@ int pf_read_repeated(const pf_field *f, int fixed, pf_u64list *l);
  * track t (-1 after tread__fail). */
 int pf_lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tread_str *out,
                   uint64_t off, const char *what);
-const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid, tread_event *ev);
 int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q, int is_int,
                    int64_t iv, double dv);
 
@@ -478,7 +520,20 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base);
 int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off);
 /* Charges bytes against max_interned_bytes; -1 after tread__fail. */
 int pf_charge(pf_decoder *d, size_t n, uint64_t off);
-/* Resolves a timestamp on clock to the trace clock into ev. */
-void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value, pf_base *base);
+/* A timestamp that did not convert (rc): kept raw in base, warned. */
+void pf_set_ts_failed(pf_decoder *d, uint32_t clock, int rc, int64_t abs, pf_base *base);
+/* Resolves a timestamp on clock to the trace clock into base. */
+static inline void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t value,
+                             pf_base *base)
+{
+    int64_t abs, out;
+    int rc = pf_clocks_convert(d->clocks, s ? s->id : 0, clock, (int64_t)value, &abs, &out);
+    if (PF_LIKELY(rc == PF_CLOCK_OK)) {
+        base->flags |= TREAD_HAS_TS;
+        base->ts = out;
+        return;
+    }
+    pf_set_ts_failed(d, clock, rc, abs, base);
+}
 
 #endif

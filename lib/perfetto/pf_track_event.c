@@ -189,38 +189,6 @@ static int read_legacy(const unsigned char *m, size_t len, legacy *lg)
     return rc == PF_BAD ? -1 : 0;
 }
 
-/* Sets the track fields of ev from uuid (0: the sequence's thread). */
-const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid, tread_event *ev)
-{
-    if (uuid) {
-        const pf_track *t = pf_track_find(d, uuid);
-        ev->flags |= TREAD_HAS_TRACK;
-        ev->track_uuid = uuid;
-        if (!t) {
-            d->n_unknown_track++;
-            ev->track_kind = TREAD_TRACK_NONE;
-            return NULL;
-        }
-        ev->track_kind = t->kind;
-        if (t->has_pid) {
-            ev->flags |= TREAD_HAS_PID;
-            ev->pid = ev->tid = t->pid;
-        }
-        if (t->has_tid) {
-            ev->flags |= TREAD_HAS_TID;
-            ev->tid = t->tid;
-        }
-        return t;
-    }
-    if (s && s->has_thread) {
-        ev->flags |= TREAD_HAS_TRACK | TREAD_HAS_PID | TREAD_HAS_TID;
-        ev->track_kind = TREAD_TRACK_THREAD;
-        ev->pid = s->pid;
-        ev->tid = s->tid;
-    }
-    return NULL;
-}
-
 /* A counter value on track t: unit_multiplier, then is_incremental. */
 int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q, int is_int,
                    int64_t iv, double dv)

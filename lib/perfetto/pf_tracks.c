@@ -99,16 +99,6 @@ int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off)
     return 0;
 }
 
-tread_str pf_track_name(const pf_decoder *d, const pf_track *t)
-{
-    tread_str s = {NULL, 0};
-    if (t && t->name_len) {
-        s.ptr = (const char *)d->track_names.data + t->name_off;
-        s.len = t->name_len;
-    }
-    return s;
-}
-
 static int64_t sx32(uint64_t v) { return (int64_t)(int32_t)(uint32_t)v; }
 
 typedef struct proc_info {

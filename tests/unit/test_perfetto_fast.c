@@ -216,9 +216,14 @@ static void test_declined(void)
     /* malformed: a field overrunning the packet, a known field of the
      * wrong wire type, a three-byte tag */
     pb_init(&x);
-    pb_tag(&x, 100, PF_WIRE_LEN);
+    pb_tag(&x, TE, PF_WIRE_LEN);
     pb_varint_raw(&x, 50);
     declined_for("overrun", PF_FAST_MALFORMED, 1, 2000, &te, &x);
+    pb_free(&x);
+    pb_init(&x);
+    pb_tag(&x, TS, PF_WIRE_VARINT);
+    pb_raw(&x, "\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01", 11);
+    declined_for("an 11-byte varint", PF_FAST_MALFORMED, 1, 2000, &te, &x);
     pb_free(&x), pb_free(&te);
     pb_init(&te);
     pb_string(&te, 9, "x");
@@ -249,8 +254,8 @@ static void test_declined(void)
     pb_free(&x), pb_free(&te);
     /* every TrackEvent field the general reader reads and the fast one
      * does not */
-    static const uint32_t general_fields[] = {1, 2, 6, 8, 16, 17, 20, 22, 31, 36, 42, 45, 46,
-                                              52, 53, 54};
+    static const uint32_t general_fields[] = {1,  2,  6,  8,  16, 17, 20, 21, 22,
+                                              31, 36, 42, 45, 46, 52, 53, 54};
     for (size_t i = 0; i < sizeof general_fields / sizeof general_fields[0]; i++) {
         char what[64];
         snprintf(what, sizeof what, "track_event field %u", (unsigned)general_fields[i]);
@@ -262,6 +267,10 @@ static void test_declined(void)
             pb_end(&te, lm);
         } else if (f == 22 || f == 53) {
             pb_string(&te, f, "s");
+        } else if (f == 21) {
+            size_t lm = pb_begin(&te, 21);
+            pb_varint(&te, 2, 1);
+            pb_end(&te, lm);
         } else if (f == 46) {
             pb_double(&te, f, 1.5);
         } else {
