@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "str_hash.h"
 
 #define INITIAL_SLOTS 1024u
 #define INITIAL_ENTRIES 256u
@@ -50,16 +49,20 @@ static uint32_t find_slot(const name_table *t, const char *s, size_t len,
 {
     uint32_t mask = t->n_slots - 1;
     uint32_t i = (uint32_t)h & mask;
+    uint32_t tag = (uint32_t)(h >> 32);
     for (;;) {
-        uint32_t id = t->slots[i];
+        uint64_t v = t->slots[i];
+        uint32_t id = (uint32_t)v;
         if (id == 0) {
             *found = 0;
             return i;
         }
-        const name_entry *e = &t->entries[id];
-        if (e->len == len && memcmp(t->arena + e->str_off, s, len) == 0) {
-            *found = 1;
-            return i;
+        if ((uint32_t)(v >> 32) == tag) {
+            const name_entry *e = &t->entries[id];
+            if (e->len == len && str_eq(t->arena + e->str_off, s, len)) {
+                *found = 1;
+                return i;
+            }
         }
         i = (i + 1) & mask;
     }
@@ -69,7 +72,7 @@ static uint32_t find_slot(const name_table *t, const char *s, size_t len,
 static int grow_slots(name_table *t)
 {
     uint32_t n = t->n_slots * 2;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint64_t *slots = calloc(n, sizeof *slots);
     if (!slots)
         return -1;
     free(t->slots);
@@ -81,7 +84,7 @@ static int grow_slots(name_table *t)
         uint32_t i = (uint32_t)h & (n - 1);
         while (slots[i] != 0)
             i = (i + 1) & (n - 1);
-        slots[i] = id;
+        slots[i] = id | (h >> 32 << 32);
     }
     return 0;
 }
@@ -116,22 +119,16 @@ static int grow_arena(name_table *t, size_t need)
     return 0;
 }
 
-uint32_t name_table_intern(name_table *t, const char *s, size_t len)
+uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
+                                struct name_cache *c)
 {
-    if (len > NAME_TABLE_MAX_NAME_LEN)
-        len = NAME_TABLE_MAX_NAME_LEN;
-    uintptr_t a = (uintptr_t)s;
-    struct name_cache *c = &t->cache[(a ^ (a >> 9)) & (NAME_TABLE_CACHE - 1)];
-    if (c->ptr == s && c->id && c->len == len &&
-        memcmp(t->arena + t->entries[c->id].str_off, s, len) == 0)
-        return c->id;
     uint64_t h = str_hash(s, len);
     int found;
     uint32_t slot = find_slot(t, s, len, h, &found);
     if (found) {
         c->ptr = s;
         c->len = (uint32_t)len;
-        c->id = t->slots[slot];
+        c->id = (uint32_t)t->slots[slot];
         return c->id;
     }
 
@@ -155,7 +152,7 @@ uint32_t name_table_intern(name_table *t, const char *s, size_t len)
     e->len = (uint32_t)len;
     memcpy(t->arena + t->arena_len, s, len);
     t->arena_len += (uint32_t)len;
-    t->slots[slot] = id;
+    t->slots[slot] = id | (h >> 32 << 32);
     c->ptr = s;
     c->len = (uint32_t)len;
     c->id = id;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "str_hash.h"
+
 #define NAME_TABLE_MAX_NAMES 100000u
 #define NAME_TABLE_MAX_BYTES (4u * 1024u * 1024u)
 /* Longer names are kept (and told apart) by their first bytes only. */
@@ -25,13 +27,15 @@ typedef struct name_entry {
     uint32_t len;
 } name_entry;
 
-#define NAME_TABLE_CACHE 256u /* a power of two */
+#define NAME_TABLE_CACHE 1024u /* a power of two */
 
 typedef struct name_table {
     name_entry *entries;  /* [0] is "(other)"; real names from 1 */
     uint32_t n_entries;
     uint32_t entries_cap;
-    uint32_t *slots;      /* entry index, 0 when empty */
+    uint64_t *slots;      /* entry index (0: empty) in the low 32 bits,
+                             the high half of the name's hash above:
+                             most probes that miss never touch the entry */
     uint32_t n_slots;     /* a power of two */
     char *arena;
     uint32_t arena_len;
@@ -49,9 +53,25 @@ typedef struct name_table {
 int name_table_init(name_table *t);
 void name_table_free(name_table *t);
 
+/* name_table_intern past its cache (c: the cache line of s). */
+uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
+                                struct name_cache *c);
+
 /* The entry index for a name, adding it if new; NAME_OTHER when the table
- * is full (or memory ran out). */
-uint32_t name_table_intern(name_table *t, const char *s, size_t len);
+ * is full (or memory ran out). Inline: a name found by its address (FXT
+ * string table entries, Perfetto interned names keep theirs from event to
+ * event) costs an equality test, no hashing. */
+static inline uint32_t name_table_intern(name_table *t, const char *s, size_t len)
+{
+    if (len > NAME_TABLE_MAX_NAME_LEN)
+        len = NAME_TABLE_MAX_NAME_LEN;
+    uintptr_t a = (uintptr_t)s;
+    struct name_cache *c = &t->cache[(a ^ (a >> 9)) & (NAME_TABLE_CACHE - 1)];
+    if (c->ptr == s && c->len == len && c->id &&
+        str_eq(t->arena + t->entries[c->id].str_off, s, len))
+        return c->id;
+    return name_table_intern_slow(t, s, len, c);
+}
 
 static inline name_entry *name_table_entry(name_table *t, uint32_t id)
 {

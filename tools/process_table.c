@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "str_hash.h"
-
 #define INITIAL_SLOTS 64u
 #define INITIAL_LABELS 4096u
 
@@ -32,7 +30,8 @@ void process_table_free(process_table *t)
 
 static uint32_t hash_pid(int64_t pid)
 {
-    return (uint32_t)mix64((uint64_t)pid);
+    uint64_t h = (uint64_t)pid * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static int grow(process_table *t)
@@ -52,6 +51,7 @@ static int grow(process_table *t)
     free(t->slots);
     t->slots = slots;
     t->n_slots = n;
+    t->gen++;
     return 0;
 }
 

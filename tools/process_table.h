@@ -33,6 +33,9 @@ typedef struct process_table {
     uint32_t labels_len;
     uint32_t labels_cap;
     int capped;            /* some processes were not tracked */
+    uint32_t gen;          /* changes whenever entries move (a grow):
+                              a process_entry * kept with the gen it was
+                              found at is valid while they are equal */
 } process_table;
 
 int process_table_init(process_table *t);

@@ -70,16 +70,17 @@ static thread_entry *note_thread(stats_collector *c, const tread_event *ev)
 {
     if (!(ev->flags & TREAD_HAS_PID))
         return NULL;
+    /* each thread entry keeps its process: one lookup for both */
+    thread_entry *t = thread_table_get(&c->threads, ev->pid, ev->tid);
     process_entry *p;
-    if (c->last_proc && c->last_pid == ev->pid && c->last_proc_slots == c->processes.slots &&
-        c->last_proc_n_slots == c->processes.n_slots) {
-        p = c->last_proc;
+    if (t && t->proc && t->proc_gen == c->processes.gen) {
+        p = t->proc;
     } else {
         p = process_table_get(&c->processes, ev->pid);
-        c->last_proc = p;
-        c->last_pid = ev->pid;
-        c->last_proc_slots = c->processes.slots;
-        c->last_proc_n_slots = c->processes.n_slots;
+        if (t) {
+            t->proc = p;
+            t->proc_gen = c->processes.gen;
+        }
     }
     if (p) {
         p->events++;
@@ -91,7 +92,6 @@ static thread_entry *note_thread(stats_collector *c, const tread_event *ev)
             process_set_label(&c->processes, p, ev->meta_str.ptr,
                               ev->meta_str.len, 1);
     }
-    thread_entry *t = thread_table_get(&c->threads, ev->pid, ev->tid);
     if (t && !t->seen) {
         t->seen = 1;
         c->threads.n_seen++;

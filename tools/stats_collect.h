@@ -45,12 +45,6 @@ typedef struct stats_collector {
     uint32_t last_provider;      /* index of the last one found */
     int providers_capped;
 
-    /* the last process found, valid while the table's slots stay
-     * (a grow moves them: slots and n_slots both change) */
-    process_entry *last_proc;
-    const process_entry *last_proc_slots;
-    uint32_t last_proc_n_slots;
-    int64_t last_pid;
 } stats_collector;
 
 int stats_collector_init(stats_collector *c);

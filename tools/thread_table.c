@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "str_hash.h"
-
 #define INITIAL_SLOTS 64u
 #define INITIAL_STACK 16u
 
@@ -27,10 +25,13 @@ void thread_table_free(thread_table *t)
     memset(t, 0, sizeof *t);
 }
 
+/* Multiply-xorshift: ids are few and lookups frequent, so a full
+ * finaliser is not worth its latency. */
 static uint32_t hash_ids(int64_t pid, int64_t tid)
 {
-    return (uint32_t)mix64((uint64_t)pid * 0x9e3779b97f4a7c15ull ^
-                           (uint64_t)tid);
+    uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ull ^ (uint64_t)tid) *
+                 0xbf58476d1ce4e5b9ull;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static int grow(thread_table *t)
@@ -55,29 +56,13 @@ static int grow(thread_table *t)
     return 0;
 }
 
-static thread_entry *lookup(thread_table *t, int64_t pid, int64_t tid);
-
-thread_entry *thread_table_find(thread_table *t, int64_t pid, int64_t tid)
+/* A new entry for (pid, tid), whose free slot is i. Kept out of line:
+ * inlined, its registers would be saved on every lookup. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static thread_entry *insert(thread_table *t, int64_t pid, int64_t tid, uint32_t i)
 {
-    int k = pid == INT64_MIN;
-    thread_entry *e = lookup(t, pid, tid);
-    if (e) {
-        t->last[k] = e;
-        t->last_pid[k] = pid;
-        t->last_tid[k] = tid;
-    }
-    return e;
-}
-
-static thread_entry *lookup(thread_table *t, int64_t pid, int64_t tid)
-{
-    uint32_t mask = t->n_slots - 1;
-    uint32_t i = hash_ids(pid, tid) & mask;
-    while (t->slots[i].used) {
-        if (t->slots[i].pid == pid && t->slots[i].tid == tid)
-            return &t->slots[i];
-        i = (i + 1) & mask;
-    }
     if (t->n_used >= THREAD_TABLE_MAX) {
         t->capped = 1;
         return NULL;
@@ -87,7 +72,10 @@ static thread_entry *lookup(thread_table *t, int64_t pid, int64_t tid)
             t->capped = 1;
             return NULL;
         }
-        return lookup(t, pid, tid); /* find the new free slot */
+        uint32_t mask = t->n_slots - 1;
+        i = hash_ids(pid, tid) & mask;
+        while (t->slots[i].used)
+            i = (i + 1) & mask;
     }
     thread_entry *e = &t->slots[i];
     memset(e, 0, sizeof *e);
@@ -95,6 +83,30 @@ static thread_entry *lookup(thread_table *t, int64_t pid, int64_t tid)
     e->pid = pid;
     e->tid = tid;
     t->n_used++;
+    return e;
+}
+
+thread_entry *thread_table_find(thread_table *t, int64_t pid, int64_t tid)
+{
+    int k = pid == INT64_MIN;
+    uint32_t mask = t->n_slots - 1;
+    uint32_t i = hash_ids(pid, tid) & mask;
+    thread_entry *e;
+    for (;;) {
+        e = &t->slots[i];
+        if (!e->used) {
+            e = insert(t, pid, tid, i);
+            if (!e)
+                return NULL;
+            break;
+        }
+        if (e->pid == pid && e->tid == tid)
+            break;
+        i = (i + 1) & mask;
+    }
+    t->last[k] = e;
+    t->last_pid[k] = pid;
+    t->last_tid[k] = tid;
     return e;
 }
 

@@ -21,8 +21,14 @@ typedef struct slice_frame {
     uint32_t has_ts;
 } slice_frame;
 
+struct process_entry;
+
 typedef struct thread_entry {
     int64_t pid, tid;
+    /* the process entry of pid, for the stats collector: valid while the
+     * process table's generation is proc_gen (see process_table.h) */
+    struct process_entry *proc;
+    uint32_t proc_gen;
     slice_frame *stack;
     uint32_t depth;
     uint32_t stack_cap;
