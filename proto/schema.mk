@@ -139,6 +139,52 @@ TREAD_PROTO_H = \
 	proto/perfetto_trace_system_info.pb-c.h \
 	proto/perfetto_trace_track_event.pb-c.h \
 	proto/perfetto_trace_translation.pb-c.h
+TREAD_PROTO_WRAP = \
+	proto/c/perfetto_common.c \
+	proto/c/perfetto_config.c \
+	proto/c/perfetto_config_android.c \
+	proto/c/perfetto_config_chrome.c \
+	proto/c/perfetto_config_etw.c \
+	proto/c/perfetto_config_ftrace.c \
+	proto/c/perfetto_config_gpu.c \
+	proto/c/perfetto_config_inode_file.c \
+	proto/c/perfetto_config_interceptors.c \
+	proto/c/perfetto_config_linux.c \
+	proto/c/perfetto_config_power.c \
+	proto/c/perfetto_config_priority_boost.c \
+	proto/c/perfetto_config_process_stats.c \
+	proto/c/perfetto_config_profiling.c \
+	proto/c/perfetto_config_protovm.c \
+	proto/c/perfetto_config_qnx.c \
+	proto/c/perfetto_config_statsd.c \
+	proto/c/perfetto_config_sys_stats.c \
+	proto/c/perfetto_config_system_info.c \
+	proto/c/perfetto_config_track_event.c \
+	proto/c/perfetto_trace.c \
+	proto/c/perfetto_trace_android.c \
+	proto/c/perfetto_trace_android_app.c \
+	proto/c/perfetto_trace_android_content.c \
+	proto/c/perfetto_trace_android_graphics.c \
+	proto/c/perfetto_trace_android_inputmethodservice.c \
+	proto/c/perfetto_trace_android_server.c \
+	proto/c/perfetto_trace_android_server_inputmethod.c \
+	proto/c/perfetto_trace_android_view.c \
+	proto/c/perfetto_trace_android_view_inputmethod.c \
+	proto/c/perfetto_trace_chrome.c \
+	proto/c/perfetto_trace_etw.c \
+	proto/c/perfetto_trace_filesystem.c \
+	proto/c/perfetto_trace_ftrace.c \
+	proto/c/perfetto_trace_gpu.c \
+	proto/c/perfetto_trace_interned_data.c \
+	proto/c/perfetto_trace_perfetto.c \
+	proto/c/perfetto_trace_power.c \
+	proto/c/perfetto_trace_profiling.c \
+	proto/c/perfetto_trace_ps.c \
+	proto/c/perfetto_trace_statsd.c \
+	proto/c/perfetto_trace_sys_stats.c \
+	proto/c/perfetto_trace_system_info.c \
+	proto/c/perfetto_trace_track_event.c \
+	proto/c/perfetto_trace_translation.c
 
 proto/perfetto_common.pb-c.c: proto/perfetto_common.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_common.proto
