@@ -141,14 +141,28 @@ static int feed_loop(cli_input *in, int fd, const char *path)
     return rc;
 }
 
+static int packet_trampoline(void *user, const tread_perfetto_packet *pk)
+{
+    cli_input *in = user;
+    return in->on_packet(in->event_user, pk);
+}
+
 int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
                   cli_event_fn on_event, void *event_user)
+{
+    return cli_input_run_packets(in, opt, allow_bar, on_event, NULL, event_user);
+}
+
+int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
+                          cli_event_fn on_event, cli_packet_fn on_packet,
+                          void *event_user)
 {
     memset(in, 0, sizeof *in);
     diag_init(&in->diag, opt->quiet);
     in->diag.before_print = progress_clear_hook;
     in->diag.before_print_ctx = &in->bar;
     in->on_event = on_event;
+    in->on_packet = on_packet;
     in->event_user = event_user;
 
     in->parser = tread_parser_create(NULL);
@@ -161,7 +175,8 @@ int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
     int rc = configure(in, opt);
     if (rc != 0)
         return rc;
-    tread_callbacks cb = {.event = event_trampoline, .warning = warning_trampoline};
+    tread_callbacks cb = {.event = event_trampoline, .warning = warning_trampoline,
+                          .perfetto_packet = on_packet ? packet_trampoline : NULL};
     tread_set_callbacks(in->parser, &cb, in);
 
     int fd;

@@ -14,12 +14,14 @@
 #include "progress.h"
 
 typedef int (*cli_event_fn)(void *user, const tread_event *ev);
+typedef int (*cli_packet_fn)(void *user, const tread_perfetto_packet *pk);
 
 typedef struct cli_input {
     tread_parser *parser;
     diag diag;
     progress bar;
     cli_event_fn on_event;
+    cli_packet_fn on_packet; /* may be NULL */
     void *event_user;
     tread_status status;   /* of the last feed/finish */
     int opened;            /* the input was opened: stats can be shown */
@@ -37,6 +39,12 @@ typedef struct cli_input {
  * cli_input_done. */
 int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
                   cli_event_fn on_event, void *event_user);
+
+/* The same with the raw Perfetto packet hook too (cat --packets); both
+ * callbacks get event_user. */
+int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
+                          cli_event_fn on_event, cli_packet_fn on_packet,
+                          void *event_user);
 
 void cli_input_done(cli_input *in);
 

@@ -16,6 +16,8 @@ void cli_print_usage(FILE *fp)
 "  stats                  summary: format, sizes, events by kind, top names,\n"
 "                         processes and threads, time range, warnings\n"
 "  cat                    one JSON object per event per line (NDJSON)\n"
+"  cat --packets          Perfetto: one JSON object per TracePacket, all its\n"
+"                         fields by name (the schema's reflective walk)\n"
 "  convert --to json|perfetto FILE OUT\n"
 "                         the trace as Chrome JSON or Perfetto protobuf\n"
 "  split --max-bytes N FILE OUTPREFIX\n"
@@ -145,6 +147,8 @@ static int flag_option(cli_options *opt, const char *a)
         opt->progress = 0;
     else if (strcmp(a, "--json") == 0)
         opt->json = 1;
+    else if (strcmp(a, "--packets") == 0)
+        opt->packets = 1;
     else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
         opt->show_help = 1;
     else if (strcmp(a, "--version") == 0)
@@ -266,6 +270,10 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
     }
     if (opt->command == CLI_CMD_CONVERT && opt->max_bytes) {
         fputs("tread: --max-bytes applies only to 'tread split'\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (opt->command != CLI_CMD_CAT && opt->packets) {
+        fputs("tread: --packets applies only to 'tread cat'\n", stderr);
         return EXIT_USAGE;
     }
     if (opt->command != CLI_CMD_STATS && (opt->json || top_given)) {

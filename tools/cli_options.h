@@ -36,6 +36,9 @@ typedef struct cli_options {
     int quiet;                /* -q: no warnings on stderr */
     int progress;             /* 1 auto, 0 --no-progress */
 
+    /* cat */
+    int packets;              /* --packets: Perfetto packets via the walk */
+
     /* stats */
     int json;                 /* --json */
     int64_t top;              /* --top N */

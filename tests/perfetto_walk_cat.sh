@@ -1,0 +1,50 @@
+#!/bin/sh
+# tread cat --packets: one JSON object per packet through the reflective
+# walk (fields by number, repeated ones as arrays, unknown ones by number);
+# a packet with malformed nested bytes is a counted warning, not a line;
+# non-Perfetto input is an error; --packets elsewhere a usage error. With
+# the corpus: every line of sdk_small is JSON and there is one per packet.
+TREAD="${top_builddir:-.}/tools/tread"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tread_cat_packets.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+check() { # name expected actual
+    if [ "$2" != "$3" ]; then
+        printf 'FAIL %s\n  expected: %s\n  got:      %s\n' "$1" "$2" "$3"; fail=1
+    else
+        echo "ok $1"
+    fi
+}
+# {timestamp: 1234, trusted_packet_sequence_id: 3, 15: 1}, {16: 255}
+printf '\012\007\100\322\011\120\003\170\001\012\004\200\001\377\001' > "$TMP/a.pftrace"
+check "two packets" '{"timestamp":1234,"trusted_packet_sequence_id":3,"15":1}
+{"16":255}' "$("$TREAD" cat --packets "$TMP/a.pftrace")"
+# a clock snapshot: repeated messages as an array, an enum by name
+printf '\012\020\062\016\012\004\010\006\020\005\012\004\010\001\020\007\020\006' > "$TMP/b.pftrace"
+check "nested, repeated, enum" '{"clock_snapshot":{"clocks":[{"clock_id":6,"timestamp":5},{"clock_id":1,"timestamp":7}],"primary_trace_clock":"BUILTIN_CLOCK_BOOTTIME"}}' \
+    "$("$TREAD" cat --packets "$TMP/b.pftrace")"
+# trace_config (33) holding a cut varint, then a good packet
+printf '\012\005\212\002\002\010\200\012\002\100\001' > "$TMP/c.pftrace"
+out=$("$TREAD" cat --packets "$TMP/c.pftrace" 2> "$TMP/c.err"); rc=$?
+check "malformed nested: good packet printed" '{"timestamp":1}' "$out"
+check "malformed nested: exit 0" 0 $rc
+check "malformed nested: warning" 1 "$(grep -c 'bad_record at byte 0: packet not printed: its byte 3' "$TMP/c.err")"
+echo '[{"ph":"i","name":"x","ts":1,"pid":1,"tid":1}]' > "$TMP/d.json"
+"$TREAD" cat --packets "$TMP/d.json" > /dev/null 2>&1
+check "JSON input: exit 1" 1 $?
+"$TREAD" stats --packets "$TMP/d.json" > /dev/null 2>&1
+check "stats --packets: exit 2" 2 $?
+
+CORPUS="${TREAD_CORPUS:-${top_srcdir:-.}/../shared/corpus}"
+if [ -f "$CORPUS/perfetto/sdk_small.pftrace" ] && command -v python3 > /dev/null 2>&1; then
+    "$TREAD" cat --packets "$CORPUS/perfetto/sdk_small.pftrace" > "$TMP/s.ndjson" || fail=1
+    check "sdk_small: 198 JSON lines" 198 "$(python3 -c '
+import json, sys
+n = 0
+for ln in open(sys.argv[1]):
+    json.loads(ln); n += 1
+print(n)' "$TMP/s.ndjson")"
+else
+    echo "corpus or python3 absent: the sdk_small part is skipped"
+fi
+exit $fail
