@@ -6,7 +6,9 @@
  *  slices     rows of trace_processor's slice table: every slice begin
  *             (TrackEvent TYPE_SLICE_BEGIN, legacy 'B'), complete ('X'),
  *             instant (TYPE_INSTANT, legacy 'i'/'I'), legacy nestable async
- *             begin 'b' and async instant 'n'. An end never makes a row.
+ *             begin 'b' and async instant 'n', atrace async begins
+ *             (S|pid|name|cookie in ftrace print events). An end never
+ *             makes a row.
  *             The other legacy phases ('S', 'T', 'p', 'F', 'R', ...) go to
  *             trace_processor's raw table, not to slices.
  *  counters   rows of the counter table: one per COUNTER event.
@@ -142,7 +144,7 @@ static void name_map_add(name_map *m, const tread_str *cat, const tread_str *nam
 
 typedef struct counts {
     uint64_t begins, completes, instants, async_begins, async_instants;
-    uint64_t counters, ends, raw_ts, perfetto_events;
+    uint64_t counters, ends, raw_ts, perfetto_events, sched, wakeups, logs;
     int has_bounds;
     int64_t start_ts, end_ts;
     keyset threads;   /* (uint32 pid << 32 | uint32 tid) */
@@ -200,8 +202,20 @@ static int on_event(void *user, const tread_event *ev)
             c->instants++;
         break;
     case TREAD_EVENT_ASYNC_BEGIN:
-        if (ev->phase == 'b')
+        /* legacy 'b'; and atrace S|pid|name|cookie from ftrace print
+         * events, which trace_processor makes an async slice of */
+        if (ev->phase == 'b' || (ev->phase == 'S' && ev->cat.len == 6 &&
+                                 memcmp(ev->cat.ptr, "atrace", 6) == 0))
             c->async_begins++;
+        break;
+    case TREAD_EVENT_CONTEXT_SWITCH:
+        c->sched++;
+        break;
+    case TREAD_EVENT_WAKEUP:
+        c->wakeups++;
+        break;
+    case TREAD_EVENT_LOG:
+        c->logs++;
         break;
     case TREAD_EVENT_ASYNC_STEP:
         if (ev->phase == 'n')
@@ -274,6 +288,8 @@ int main(int argc, char **argv)
                (unsigned long long)c.async_instants, (unsigned long long)c.ends);
         printf("# events %llu raw_ts %llu\n", (unsigned long long)c.perfetto_events,
                (unsigned long long)c.raw_ts);
+        printf("# sched %llu wakeups %llu logs %llu\n", (unsigned long long)c.sched,
+               (unsigned long long)c.wakeups, (unsigned long long)c.logs);
         tread_stats s;
         tread_get_stats(p, &s);
         for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++)

@@ -4,7 +4,12 @@
 # them, against ../shared/corpus/perfetto/oracle/<trace>.oracle.txt.
 # Exact for the SDK traces (sdk_*), within 1% for chromium_startup. The
 # trace bounds (first and last event time on the trace clock) must be
-# exact everywhere: they check the clock conversion.
+# exact everywhere: they check the clock conversion. The Android device
+# trace (ftrace, process tree, system data sources): threads, processes
+# and the trace end exact; slices, counters and the trace start differ for
+# the reasons doc/formats/perfetto-oracle.md gives (data sources tread does
+# not map, ftrace events before tracing started), so they are shown, and
+# must stay within the bounds below.
 # doc/formats/perfetto-oracle.md explains the counting and the differences.
 . "${top_srcdir:-.}/tests/corpus/common.sh"
 DIR="$CORPUS/perfetto"
@@ -20,7 +25,8 @@ fail=0
 n=0
 row() { printf '%-28s %-14s %14s %14s %8s  %s\n' "$@"; }
 row trace count tread trace_proc diff result
-for f in "$DIR"/sdk_*.pftrace "$DIR"/chromium_startup.pftrace; do
+for f in "$DIR"/sdk_*.pftrace "$DIR"/chromium_startup.pftrace \
+    "$DIR"/android_device_93b86b70.pftrace.gz; do
     [ -f "$f" ] || continue
     name=$(basename "$f")
     oracle="$DIR/oracle/$name.oracle.txt"
@@ -46,6 +52,14 @@ for f in "$DIR"/sdk_*.pftrace "$DIR"/chromium_startup.pftrace; do
     *) tol=1 ;;              # percent
     esac
     for key in slices counters threads processes trace_start_ts trace_end_ts; do
+        if [ "$name" = android_device_93b86b70.pftrace.gz ]; then
+            # the differences doc/formats/perfetto-oracle.md explains
+            case $key in
+            slices) tol=68 ;;     # percent: statsd atoms, network packets, ...
+            counters) tol=35 ;;   # percent: entity residency, statsd atoms, ...
+            *) tol=0 ;;
+            esac
+        fi
         got=$(printf '%s\n' "$out" | sed -n "s/^$key \(-*[0-9]*\)\$/\1/p")
         want=$(oracle_value "$oracle" "$key")
         if [ -z "$got" ] || [ -z "$want" ]; then
@@ -57,6 +71,10 @@ for f in "$DIR"/sdk_*.pftrace "$DIR"/chromium_startup.pftrace; do
         ad=${d#-}
         t=$tol
         case $key in trace_*) t=0 ;; esac
+        if [ "$key" = trace_start_ts ] && [ "$name" = android_device_93b86b70.pftrace.gz ] &&
+            [ "$d" -le 0 ] && [ "$d" -ge -100000000 ]; then
+            ad=0 # up to 100 ms earlier: ftrace events from before tracing started
+        fi
         # within t percent: |got - want| * 100 <= t * want
         if [ $((ad * 100)) -le $((t * want)) ]; then
             res=ok
