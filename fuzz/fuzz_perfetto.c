@@ -6,7 +6,9 @@
  * The driver (harness.c) walks every event's args with tread_args_next,
  * tread_args_skip and tread_args_find, which runs the lazy args codec
  * (lib/perfetto/pf_args.c) on what the decoder kept. Each input is parsed
- * whole (the reference) and in random chunks with pauses; both must agree.
+ * whole by the general reader alone (TREAD_OPT_PERFETTO_FAST_PATH 0, the
+ * reference), whole with the fast reader, and in random chunks with
+ * pauses (fast reader on or off); all runs must agree, errors included.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ typedef struct pf_fuzz_options {
     int64_t max_string_bytes;   /* 0: the default */
     int strict;
     int64_t max_warnings;       /* -1: the default */
+    int stressed_fast;          /* the chunked run with the fast reader */
 } pf_fuzz_options;
 
 static void draw_options(pf_fuzz_options *o, fuzz_rng *r)
@@ -39,9 +42,10 @@ static void draw_options(pf_fuzz_options *o, fuzz_rng *r)
     o->max_string_bytes = fuzz_rng_below(r, 4) == 0 ? 16 + (int64_t)fuzz_rng_below(r, 1024) : 0;
     o->strict = fuzz_rng_below(r, 4) == 0;
     o->max_warnings = fuzz_rng_below(r, 4) == 0 ? (int64_t)fuzz_rng_below(r, 4) : -1;
+    o->stressed_fast = fuzz_rng_below(r, 4) != 0;
 }
 
-static tread_parser *new_parser(const pf_fuzz_options *o)
+static tread_parser *new_parser(const pf_fuzz_options *o, int fast)
 {
     tread_parser *p = tread_parser_create(NULL);
     if (!p)
@@ -58,6 +62,8 @@ static tread_parser *new_parser(const pf_fuzz_options *o)
         tread_config(p, TREAD_OPT_LENIENT, 0);
     if (o->max_warnings >= 0)
         tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, o->max_warnings);
+    if (tread_config(p, TREAD_OPT_PERFETTO_FAST_PATH, fast) != 0)
+        fuzz_fail("tread_config rejects PERFETTO_FAST_PATH");
     return p;
 }
 
@@ -69,13 +75,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_rng_init(&r, data, size);
     draw_options(&o, &r);
 
-    fuzz_outcome out[2];
-    for (int i = 0; i < 2; i++) {
-        fuzz_plan plan = {i, SIZE_MAX, PF_FUZZ_DECODED_BUDGET, TREAD_FORMAT_PERFETTO};
-        tread_parser *p = new_parser(&o);
+    /* the general reader whole, the fast reader whole, the stressed run */
+    static const int stressed[3] = {0, 0, 1};
+    int fast[3] = {0, 1, o.stressed_fast};
+    fuzz_outcome out[3];
+    for (int i = 0; i < 3; i++) {
+        fuzz_plan plan = {stressed[i], SIZE_MAX, PF_FUZZ_DECODED_BUDGET, TREAD_FORMAT_PERFETTO};
+        tread_parser *p = new_parser(&o, fast[i]);
         fuzz_run(p, &plan, data, size, &out[i]);
         tread_parser_free(p);
     }
     fuzz_compare(&out[0], &out[1]);
+    fuzz_compare_errors(&out[0], &out[1]);
+    fuzz_compare(&out[0], &out[2]);
     return 0;
 }

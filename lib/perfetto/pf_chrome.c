@@ -93,6 +93,8 @@ static void us_field(pf_decoder *d, uint64_t v, int64_t *dst, uint32_t flag, tre
 {
     if (pf_us_to_ns((int64_t)v, dst) == 0) {
         ev->flags |= flag;
+        if (flag == TREAD_HAS_TS) /* the event's own time replaces a raw packet time */
+            ev->flags &= ~(uint32_t)TREAD_HAS_RAW_TS;
         return;
     }
     tread__warn(d->p, TREAD_WARN_NUMBER_RANGE, base->offset,

@@ -856,6 +856,33 @@ static void test_chrome(void)
     CHECK(c.warn[TREAD_WARN_BAD_RECORD] + c.warn[TREAD_WARN_TRUNCATED_EVENT] +
               c.warn[TREAD_WARN_MISSING_END] >= 1);
 
+    /* a packet time on a clock with no path to the trace clock (raw) and
+     * the event's own time: the event has a trace-clock time only (found
+     * by fuzz_perfetto: both flags were set) */
+    {
+        pb t2, k2;
+        pb_init(&t2);
+        pb_init(&k2);
+        pb_varint(&k2, SEQ, 1);
+        pb_varint(&k2, TS, 5100);
+        pb_varint(&k2, CLOCK_ID, 3);
+        size_t cm = pb_begin(&k2, CHROME);
+        size_t em = pb_begin(&k2, 1);
+        pb_varint(&k2, 2, 7);
+        pb_varint(&k2, 3, 'I');
+        pb_end(&k2, em);
+        pb_end(&k2, cm);
+        pb_varint(&k2, TS, 5100);
+        packet(&t2, &k2);
+        coll c2;
+        CHECK_EQ_INT(parse(&c2, &t2, NULL, NULL), TREAD_STATUS_OK);
+        CHECK_EQ_INT(c2.n, 1);
+        CHECK(c2.e[0].ev.flags & TREAD_HAS_TS);
+        CHECK(!(c2.e[0].ev.flags & TREAD_HAS_RAW_TS));
+        CHECK_EQ_INT(c2.e[0].ev.ts, 7000);
+        pb_free(&t2), pb_free(&k2);
+    }
+
     dump a, b, s;
     dump_init(&a), dump_init(&b), dump_init(&s);
     s.stop_every = 1;
