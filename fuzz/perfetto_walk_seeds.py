@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Writes the seeds of fuzz_perfetto_walk (fuzz/seeds/perfetto_walk/):
+[type][max_depth][message bytes], type indexing the harness's list
+(0 TracePacket, 2 TrackEvent, 3 DebugAnnotation, 4 FtraceEventBundle,
+9 ProtoLogMessage). Field numbers from proto/*.proto.
+Run from the repository root: python3 fuzz/perfetto_walk_seeds.py"""
+import os
+import struct
+
+
+def varint(v):
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        if v:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def tag(num, wire):
+    return varint(num << 3 | wire)
+
+
+def vi(num, v):
+    return tag(num, 0) + varint(v)
+
+
+def ld(num, b):
+    return tag(num, 2) + varint(len(b)) + b
+
+
+def f64(num, v):
+    return tag(num, 1) + struct.pack("<Q", v)
+
+
+def dbl(num, v):
+    return tag(num, 1) + struct.pack("<d", v)
+
+
+track_event = (vi(9, 1) + ld(23, b"slice") + ld(47, struct.pack("<QQ", 7, 2**64 - 1))
+               + vi(12, 2**64 - 5) + ld(4, ld(10, b"k") + dbl(5, 2.5)) + vi(9999, 42))
+packet = vi(8, 1234) + ld(11, track_event) + vi(10, 3) + ld(3000, b"zz")
+nested = vi(4, 1)
+for _ in range(20):
+    nested = ld(11, nested)
+# FtraceEventBundle: cpu 1, event { timestamp 5, pid 7, print { buf } }
+ftrace = vi(1, 1) + ld(2, vi(1, 5) + vi(2, 7) + ld(3, ld(2, b"B|1|x\n")))
+protolog = f64(1, 9) + ld(3, varint(3) + varint(4)) + ld(4, struct.pack("<dd", 0.5, -1.0))
+seeds = {
+    "packet.bin": bytes([0, 63]) + packet,
+    "track_event.bin": bytes([2, 63]) + track_event,
+    "nested_annotations.bin": bytes([3, 10]) + nested,
+    "ftrace_bundle.bin": bytes([4, 63]) + ftrace,
+    "protolog_packed.bin": bytes([9, 63]) + protolog,
+    "truncated.bin": bytes([0, 63]) + packet[:-3],
+}
+d = os.path.join("fuzz", "seeds", "perfetto_walk")
+os.makedirs(d, exist_ok=True)
+for name, data in sorted(seeds.items()):
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+print("wrote %d seeds in %s" % (len(seeds), d))
