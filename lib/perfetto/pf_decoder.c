@@ -382,15 +382,6 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
     size_t sys_len = 0;
     uint32_t sys_num = 0;
 
-    if (p->perfetto_fast_path) {
-        int frc = pf_fast_packet(d, data, len, off, level);
-        if (frc == PF_FAST_DONE)
-            return TREAD_STATUS_OK;
-        if (frc == PF_FAST_ERROR)
-            return TREAD_STATUS_ERROR;
-        d->n_fast_declined[frc]++;
-    }
-
     pf_reader_init(&r, data, len);
     while ((rc = pf_next(&r, &f)) == PF_OK) {
         if (f.wire == PF_WIRE_VARINT) {
@@ -579,7 +570,19 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
         d->cur_len = len;
         d->cur_owned = owned;
     }
-    tread_status st = process_packet(d, data, len, off, level);
+    /* the fast reader first; what it leaves, the general reader reads */
+    tread_status st;
+    int frc = d->p->perfetto_fast_path ? pf_fast_packet(d, data, len, off, level)
+                                       : PF_FAST_REASONS_;
+    if (frc == PF_FAST_DONE) {
+        st = TREAD_STATUS_OK;
+    } else if (frc == PF_FAST_ERROR) {
+        st = TREAD_STATUS_ERROR;
+    } else {
+        if (frc != PF_FAST_REASONS_)
+            d->n_fast_declined[frc]++;
+        st = process_packet(d, data, len, off, level);
+    }
     if (st == TREAD_STATUS_OK)
         st = run_pending(d, level == 0);
     if (st == TREAD_STATUS_PAUSED && level == 0 && !d->cur_owned && relocate(d, off))

@@ -90,7 +90,8 @@ static inline PF_ALWAYS_INLINE int rd_varint(const unsigned char **pp, const uns
     return 0;
 }
 
-/* A tag of one or two bytes at *pp (< end): 1, or 0. */
+/* A tag of one or two bytes at *pp (< end): 1, or 0. Field number 0 is
+ * left to the callers' default branches, which give up on it. */
 static inline PF_ALWAYS_INLINE int rd_tag(const unsigned char **pp, const unsigned char *end,
                                           unsigned *tag)
 {
@@ -101,9 +102,7 @@ static inline PF_ALWAYS_INLINE int rd_tag(const unsigned char **pp, const unsign
             return 0;
         t = (t & 0x7f) | ((unsigned)*p++ << 7);
     }
-    if (t < 8)
-        return 0; /* field number 0 */
-    *tag = t;
+    *tag = t; /* (field number 0: no case of the callers' switches) */
     *pp = p;
     return 1;
 }
@@ -260,6 +259,7 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
         default: {
             unsigned num = tag >> 3;
             switch (num) {
+            case 0:
             case TE_TYPE:
             case TE_NAME_IID:
             case TE_NAME:
@@ -268,7 +268,7 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
             case TE_DOUBLE_COUNTER_VALUE:
             case TE_EXTRA_COUNTER_VALUES:
             case TE_CATEGORY_IIDS:
-                return PF_FAST_MALFORMED; /* a known field of the wrong type */
+                return PF_FAST_MALFORMED; /* field 0, a known field of the wrong type */
             case TE_FLOW_IDS:
             case TE_TERMINATING_FLOW_IDS:
                 return PF_FAST_TE_FIELD; /* packed: the general reader */

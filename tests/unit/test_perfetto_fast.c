@@ -234,6 +234,10 @@ static void test_declined(void)
     declined_for("three-byte tag", PF_FAST_MALFORMED, 1, 2000, &te, NULL);
     pb_free(&te);
     te_init(&te, 1);
+    pb_raw(&te, "\0\1", 2); /* field number 0 */
+    declined_for("field 0", PF_FAST_MALFORMED, 1, 2000, &te, NULL);
+    pb_free(&te);
+    te_init(&te, 1);
     pb_tag(&te, 200, PF_WIRE_GROUP_START);
     pb_tag(&te, 200, PF_WIRE_GROUP_END);
     declined_for("a group", PF_FAST_MALFORMED, 1, 2000, &te, NULL);
