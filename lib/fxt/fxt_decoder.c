@@ -230,8 +230,9 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
             }
             if (n > len - pos)
                 break;
-            int rc = (h & 15) == FXT_REC_EVENT ? fxt_event_fast(d, data + pos, n, off, h)
-                                               : FXT_SLOW;
+            int rc = (h & 15) == FXT_REC_EVENT    ? fxt_event_fast(d, data + pos, n, off, h)
+                     : (h & 15) == FXT_REC_STRING ? fxt_string_fast(d, data + pos, n, off, h)
+                                                  : FXT_SLOW;
             if (rc == FXT_SLOW)
                 rc = fxt_record(d, data + pos, n, off);
             if (rc != FXT_OK || p->stop_requested) {

@@ -297,5 +297,9 @@ int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_
  * it). Only where no step is to be skipped (d->resume_step 0). */
 int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off,
                    uint64_t h);
+/* A string record (header word h), read whole when it is plain: FXT_OK or
+ * FXT_SLOW (fxt_record reads it). Only where no step is to be skipped. */
+int fxt_string_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off,
+                    uint64_t h);
 
 #endif
