@@ -1,4 +1,5 @@
 #include "core/sniff.h"
+#include "ftrace/ftrace_line.h"
 
 #include <string.h>
 
@@ -150,6 +151,18 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
     }
     if (j >= n && !final && n < TREAD_SNIFF_MAX)
         return *need_more = 1, TREAD_FORMAT_UNKNOWN; /* only blanks so far */
+    /* ftrace text after blank lines ("\n# tracer: nop": catapult's
+     * atrace_data_raw), before the Perfetto test that '\n' would pass */
+    if (i == 0 && (d[0] == '\n' || d[0] == '\r') && j < n && d[j] == '#') {
+        static const char tracer[] = "# tracer";
+        size_t m = n - j < sizeof tracer - 1 ? n - j : sizeof tracer - 1;
+        if (memcmp(d + j, tracer, m) == 0) {
+            if (m == sizeof tracer - 1)
+                return TREAD_FORMAT_FTRACE;
+            if (!final)
+                return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+        }
+    }
     if (i == 0 && d[0] == 0x0a) {
         size_t k = 1;
         uint64_t len = 0;
@@ -195,9 +208,21 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
             ((0x78 << 8) | t[k + 8]) % 31 == 0)
             return TREAD_FORMAT_SYSTRACE;
     if (contains(t, window, "# tracer") || contains(t, window, "TRACE:\n") ||
-        has_prefix_ci(t, n - i, "cpus=") || (t[0] == ' ' && j < n && d[j] != '{' && d[j] != '['))
-        return TREAD_FORMAT_FTRACE;
+        has_prefix_ci(t, n - i, "cpus=") || has_prefix_ci(t, n - i, "version = ") ||
+        (t[0] == ' ' && j < n && d[j] != '{' && d[j] != '['))
+        return TREAD_FORMAT_FTRACE; /* "version = 6": trace-cmd report */
     if (d[j] == '{' || d[j] == '[')
         return TREAD_FORMAT_JSON;
+    /* bare ftrace lines (trace_pipe, trimmed dumps): the first line has the
+     * event line shape; decided once that line is complete */
+    size_t lim = n < TREAD_SNIFF_MAX ? n : TREAD_SNIFF_MAX; /* same answer for any n */
+    const unsigned char *nl = j < lim ? memchr(d + j, '\n', lim - j) : NULL;
+    if (!nl && !final && n < TREAD_SNIFF_MAX)
+        return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+    ftrace_line fl;
+    ftrace_parse_line((const char *)d + j, j < lim ? (size_t)((nl ? nl : d + lim) - (d + j)) : 0, &fl);
+    if (fl.kind == FTRACE_LINE_EVENT || fl.kind == FTRACE_LINE_FUNCTION ||
+        fl.kind == FTRACE_LINE_LOST)
+        return TREAD_FORMAT_FTRACE;
     return TREAD_FORMAT_UNKNOWN;
 }

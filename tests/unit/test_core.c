@@ -103,7 +103,17 @@ static void test_sniff(void)
     expect_format(pf, sizeof pf - 1, TREAD_FORMAT_PERFETTO, 0);
     const char *ft = "# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n"
                      "#\n#                              _-----=> irqs-off\n";
-    expect_format(ft, strlen(ft), TREAD_FORMAT_FTRACE, TREAD_ERROR_UNSUPPORTED);
+    expect_format(ft, strlen(ft), TREAD_FORMAT_FTRACE, 0);
+    /* ftrace after a blank line (was taken for a Perfetto packet), trace-cmd
+     * report, and bare event lines */
+    const char *ft2 = "\n# tracer: nop\n#\n# entries-in-buffer/entries-written: 0/0   #P:2\n";
+    expect_format(ft2, strlen(ft2), TREAD_FORMAT_FTRACE, 0);
+    const char *ft3 = "version = 6\ncpus=2\n  a-1 [000]  1.000001: x: y=1\n"
+                      "  a-1 [000]  1.000002: x: y=2 and some more text to pass 128 bytes\n";
+    expect_format(ft3, strlen(ft3), TREAD_FORMAT_FTRACE, 0);
+    const char *ft4 = "kworker/0:1-9 [000] d..2. 12.000001: sched_switch: prev_comm=kworker/0:1 "
+                      "prev_pid=9 prev_prio=120 prev_state=I ==> next_comm=swapper/0 next_pid=0 next_prio=120\n";
+    expect_format(ft4, strlen(ft4), TREAD_FORMAT_FTRACE, 0);
     const char *ht = "<!DOCTYPE html>\n<html><head></head><body><script class=\"trace-data\">"
                      "# tracer: nop\n</script></body></html>\n";
     expect_format(ht, strlen(ht), TREAD_FORMAT_SYSTRACE, TREAD_ERROR_UNSUPPORTED);
