@@ -133,13 +133,14 @@ def packets_of_protoc(path):
                 yield cur
                 cur = None
                 continue
-            m = UNKNOWN_OPEN.match(ln)
-            if m:
-                skip_depth, skip_num = m.group(1), m.group(2)
-                continue
-            m = UNKNOWN_LINE.match(ln)
-            if m:
-                ln = "%s%s: ?" % (m.group(1), m.group(2))
+            if ln.lstrip(" ")[:1].isdigit():
+                m = UNKNOWN_OPEN.match(ln)
+                if m:
+                    skip_depth, skip_num = m.group(1), m.group(2)
+                    continue
+                m = UNKNOWN_LINE.match(ln)
+                if m:
+                    ln = "%s%s: ?" % (m.group(1), m.group(2))
             cur.append(ln)
 
 

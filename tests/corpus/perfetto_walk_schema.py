@@ -93,11 +93,12 @@ def main():
                 if s == "}":
                     stack.pop()
                     continue
-                m = re.match(r"^(\w+)(?: \{|:)", s)
-                if not m:
+                # only openings and unknown fields matter; a string value
+                # ends with its closing quote, never with " {"
+                is_open = s.endswith(" {")
+                if not is_open and not s[:1].isdigit():
                     continue
-                name, cur = m.group(1), stack[-1]
-                is_open = s.endswith("{") and s == name + " {"
+                name, cur = (s[:-2] if is_open else s.split(":", 1)[0]), stack[-1]
                 if name.isdigit():
                     if cur is not None:
                         unknown[(cur, int(name))] += 1
