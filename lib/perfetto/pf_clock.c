@@ -606,11 +606,8 @@ bad:
 /* Conversion                                                               */
 
 /* The cache entry for key, (re)filled for the current generation. */
-static pf_cache_entry *pf_cache_get(pf_clocks *c, uint64_t key)
+static pf_cache_entry *pf_cache_fill(pf_clocks *c, pf_cache_entry *e, uint64_t key)
 {
-    pf_cache_entry *e = &c->cache[pf_key_hash(key) & (PF_CLOCK_CACHE_SIZE - 1)];
-    if (e->key == key && e->gen == c->gen)
-        return e;
     e->key = key;
     e->gen = c->gen;
     e->dom = pf_dom_find(c, key);
@@ -620,6 +617,15 @@ static pf_cache_entry *pf_cache_get(pf_clocks *c, uint64_t key)
     e->range_ok = 0;
     e->nhops = 0;
     return e;
+}
+
+/* The cache entry of key (a hit inlined: every timestamp comes here). */
+static inline PF_ALWAYS_INLINE pf_cache_entry *pf_cache_get(pf_clocks *c, uint64_t key)
+{
+    pf_cache_entry *e = &c->cache[pf_key_hash(key) & (PF_CLOCK_CACHE_SIZE - 1)];
+    if (PF_LIKELY(e->key == key && e->gen == c->gen))
+        return e;
+    return pf_cache_fill(c, e, key);
 }
 
 int pf_clocks_is_incremental(const pf_clocks *c, uint32_t seq, uint32_t clock_id)
