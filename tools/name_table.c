@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define INITIAL_SLOTS 1024u
 #define INITIAL_ENTRIES 256u
 #define INITIAL_ARENA (16u * 1024u)

@@ -58,9 +58,9 @@ uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
                                 struct name_cache *c);
 
 /* The entry index for a name, adding it if new; NAME_OTHER when the table
- * is full (or memory ran out). Inline: a name found by its address (FXT
- * string table entries, Perfetto interned names keep theirs from event to
- * event) costs an equality test, no hashing. */
+ * is full (or memory ran out). Inline: a name found by its address (an
+ * FXT string table entry keeps its address from event to event) costs an
+ * equality test, no hashing. */
 static inline uint32_t name_table_intern(name_table *t, const char *s, size_t len)
 {
     if (len > NAME_TABLE_MAX_NAME_LEN)
