@@ -781,6 +781,79 @@ static void test_large_header_at_end(void)
     fxb_free(&b);
 }
 
+/* String records read by the framing loop's fast reader: a raw hook that
+ * stops on every record, resumed each time, sees the same records and
+ * events as one that never stops, and a string slot rewritten between
+ * events names the later events by its new text. */
+typedef struct stop_collect {
+    collect c;
+    int stop_records;
+} stop_collect;
+
+static int on_record_stop(void *user, const tread_fxt_record *r)
+{
+    stop_collect *s = user;
+    on_record(&s->c, r);
+    return s->stop_records;
+}
+
+static int on_event_sc(void *user, const tread_event *e) { return on_event(user, e); }
+
+static void test_string_fast_stops(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    for (unsigned i = 0; i < 6; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "name_%u_%s", i, i % 2 ? "odd" : "even-and-longer");
+        fxb_string(&b, 2, name);  /* the same slot, new text */
+        fxb_string(&b, 3 + i, "x"); /* new slots */
+        size_t s = fxb_event(&b, 0, 0, 1, 1, 2, 2000 + i);
+        fxb_end(&b, s);
+    }
+    static const tread_callbacks cbs = {.event = on_event_sc, .fxt_record = on_record_stop};
+    static stop_collect runs[2];
+    for (int stop = 0; stop < 2; stop++) {
+        stop_collect *sc = &runs[stop];
+        memset(sc, 0, sizeof *sc);
+        sc->stop_records = stop;
+        tread_parser *p = tread_parser_create(NULL);
+        CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_FXT), 0);
+        tread_set_callbacks(p, &cbs, sc);
+        tread_status st = tread_feed(p, b.d, b.len);
+        int pauses = 0;
+        while (st == TREAD_STATUS_PAUSED && pauses < 1000) {
+            pauses++;
+            st = tread_resume(p);
+        }
+        if (st == TREAD_STATUS_OK)
+            st = tread_finish(p);
+        while (st == TREAD_STATUS_PAUSED && pauses < 1000) {
+            pauses++;
+            st = tread_resume(p);
+        }
+        CHECK_EQ_INT(st, TREAD_STATUS_OK);
+        if (stop)
+            CHECK(pauses >= sc->c.records - 1);
+        tread_parser_free(p);
+    }
+    collect *a = &runs[0].c, *z = &runs[1].c;
+    CHECK_EQ_INT(a->records, 6 + 6 * 3);
+    CHECK_EQ_INT(z->records, a->records);
+    CHECK_EQ_INT(a->record_types[TREAD_FXT_STRING], 2 + 12);
+    CHECK_EQ_INT(z->record_types[TREAD_FXT_STRING], a->record_types[TREAD_FXT_STRING]);
+    for (int i = 0; i < a->records && i < 64; i++)
+        CHECK_EQ_INT(z->record_offsets[i], a->record_offsets[i]);
+    CHECK_EQ_INT(a->n, 2 + 6);
+    CHECK_EQ_INT(z->n, a->n);
+    for (int i = 0; i < a->n; i++)
+        CHECK_EQ_STR(z->ev[i].name, a->ev[i].name);
+    CHECK_EQ_STR(a->ev[2].name, "name_0_even-and-longer");
+    CHECK_EQ_STR(a->ev[7].name, "name_5_odd");
+    fxb_free(&b);
+}
+
 int main(void)
 {
     test_event_types();
@@ -795,5 +868,6 @@ int main(void)
     test_raw_hook();
     test_metadata_and_limits();
     test_large_header_at_end();
+    test_string_fast_stops();
     return TEST_EXIT();
 }
