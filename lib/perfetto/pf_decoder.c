@@ -44,6 +44,7 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
     pf_qitem *it = &d->q[d->q_len++];
     it->is_hook = it->fmt_id = it->fmt_bind = 0;
     it->nul = 0;
+    it->plain = 0;
     it->bind_num = 0;
     it->seq = NULL;
     if (!base)
@@ -76,6 +77,8 @@ static tread_status deliver(pf_decoder *d, pf_qitem *it)
         return TREAD_STATUS_OK;
     }
     tread_event *ev = &it->ev;
+    if (it->plain)
+        goto emit;
     unsigned nul = it->nul;
     /* the common event: every string already NUL-terminated (interned
      * names and categories, track names) or absent, nothing to format */

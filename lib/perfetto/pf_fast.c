@@ -298,6 +298,7 @@ static inline pf_qitem *queue_fast(pf_decoder *d, const pf_base *base)
     pf_qitem *it = &d->q[d->q_len++];
     it->is_hook = it->fmt_id = it->fmt_bind = 0;
     it->nul = 0;
+    it->plain = 0;
     it->bind_num = 0;
     if (it->general) {
         pf_reset_event_rare(&it->ev);
@@ -375,6 +376,9 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     }
     ev->flow_ids.n = d->flowbuf.len / 8;
     ev->terminating_flow_ids.n = d->tflowbuf.len / 8;
+    /* interned names and categories, track names: NUL-terminated where
+     * they are; only a literal name needs the delivery's copy */
+    q->plain = !t->has_name;
 
     /* extra counters: one COUNTER event per value, on the sequence's
      * default extra-counter tracks (read_te checked there are enough) */
@@ -400,6 +404,7 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], xe);
         if (pf_set_counter(d, s, xt, xq, 1, (int64_t)t->x[i], pf_double(t->x[i])))
             return -1;
+        xq->plain = !xe->cat.ptr || (xq->nul & PF_NUL_CAT);
     }
     return 0;
 }

@@ -155,6 +155,8 @@ typedef struct pf_qitem {
     int is_hook;
     int general;               /* filled by the general reader: members
                                   outside pf_reset_event_common may be set */
+    int plain;                 /* (fast reader) every string NUL-terminated
+                                  in place, nothing to format at delivery */
     unsigned nul;              /* PF_NUL_* */
     int fmt_id;                /* print id_num as the id text */
     int fmt_bind;              /* print bind_num as bind_id text */
