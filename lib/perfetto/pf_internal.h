@@ -432,13 +432,47 @@ void pf_tracks_free(pf_decoder *d);
 int pf_read_repeated(const pf_field *f, int fixed, pf_u64list *l);
 
 /* pf_track_event.c, shared with the fast reader (pf_fast.c): an interned
- * string, warned and counted when missing (-1, out set to ""); the track
- * members of ev from uuid (0: the sequence's thread); a counter value on
- * track t (-1 after tread__fail). */
+ * string, warned and counted when missing (-1, out set to ""). */
 int pf_lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tread_str *out,
                   uint64_t off, const char *what);
-int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q, int is_int,
-                   int64_t iv, double dv);
+
+/* A counter value on track t: unit_multiplier, then is_incremental (the
+ * running value in the sequence's store). -1 after tread__fail. */
+static inline int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q,
+                                 int is_int, int64_t iv, double dv)
+{
+    tread_event *ev = &q->ev;
+    int64_t mult = t ? t->unit_multiplier : 1;
+    if (t && t->is_incremental && s) {
+        pf_entry *run = pf_seq_counter(d, s, t->uuid, ev->offset);
+        if (!run)
+            return -1;
+        if (is_int) {
+            run->ival = pf_wrap_add(run->ival, iv);
+            iv = run->ival;
+        } else {
+            run->dval += dv;
+            dv = run->dval;
+        }
+    }
+    ev->flags |= TREAD_HAS_VALUE;
+    if (is_int) {
+        ev->value_int = (int64_t)((uint64_t)iv * (uint64_t)mult);
+        ev->flags |= TREAD_VALUE_IS_INT;
+        ev->value = (double)ev->value_int;
+    } else {
+        ev->value = dv * (double)mult;
+    }
+    /* track names are NUL-terminated in the decoder's buffer */
+    tread_str tn = pf_track_name(d, t);
+    ev->series = tn;
+    q->nul |= PF_NUL_SERIES;
+    if ((!ev->name.ptr || !ev->name.len) && tn.ptr) {
+        ev->name = tn;
+        q->nul |= PF_NUL_NAME;
+    }
+    return 0;
+}
 
 /* pf_fast.c: the fast reader (PF_FAST_* above). */
 int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_t off,

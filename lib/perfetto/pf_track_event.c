@@ -4,6 +4,7 @@
  * instruction counts, track, counters (with unit_multiplier and
  * is_incremental), extra counters, flows, correlation ids. */
 #include "perfetto/pf_internal.h"
+#include "perfetto/pf_system.h"
 #include "core/phase.h"
 
 #include <string.h>
@@ -15,6 +16,7 @@ enum {
     TE_LEGACY_EVENT = 6,
     TE_TI_DELTA = 8,
     TE_TYPE = 9,
+    TE_LOG_MESSAGE = 21,
     TE_NAME_IID = 10,
     TE_TRACK_UUID = 11,
     TE_EXTRA_COUNTER_VALUES = 12,
@@ -189,43 +191,6 @@ static int read_legacy(const unsigned char *m, size_t len, legacy *lg)
     return rc == PF_BAD ? -1 : 0;
 }
 
-/* A counter value on track t: unit_multiplier, then is_incremental. */
-int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q, int is_int,
-                   int64_t iv, double dv)
-{
-    tread_event *ev = &q->ev;
-    int64_t mult = t ? t->unit_multiplier : 1;
-    if (t && t->is_incremental && s) {
-        pf_entry *run = pf_seq_counter(d, s, t->uuid, ev->offset);
-        if (!run)
-            return -1;
-        if (is_int) {
-            run->ival = pf_wrap_add(run->ival, iv);
-            iv = run->ival;
-        } else {
-            run->dval += dv;
-            dv = run->dval;
-        }
-    }
-    ev->flags |= TREAD_HAS_VALUE;
-    if (is_int) {
-        ev->value_int = (int64_t)((uint64_t)iv * (uint64_t)mult);
-        ev->flags |= TREAD_VALUE_IS_INT;
-        ev->value = (double)ev->value_int;
-    } else {
-        ev->value = dv * (double)mult;
-    }
-    /* track names are NUL-terminated in the decoder's buffer */
-    tread_str tn = pf_track_name(d, t);
-    ev->series = tn;
-    q->nul |= PF_NUL_SERIES;
-    if ((!ev->name.ptr || !ev->name.len) && tn.ptr) {
-        ev->name = tn;
-        q->nul |= PF_NUL_NAME;
-    }
-    return 0;
-}
-
 /* A microsecond value as ns in *dst: 1, or 0 (warned) out of range. */
 static int set_us(pf_decoder *d, int64_t us, int64_t *dst, const tread_event *ev, uint64_t off,
                   const char *what)
@@ -267,8 +232,8 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     u64list cat_iids;
     int ncat_str = 0;
     tread_str cat_str = {NULL, 0};
-    const unsigned char *legacy_msg = NULL;
-    size_t legacy_len = 0;
+    const unsigned char *legacy_msg = NULL, *log_msg = NULL;
+    size_t legacy_len = 0, log_len = 0;
     int has_corr = 0, has_corr_iid = 0;
     uint64_t corr = 0, corr_iid = 0;
     tread_str corr_str = {NULL, 0};
@@ -394,6 +359,10 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             if (f.wire == PF_WIRE_LEN)
                 legacy_msg = f.data, legacy_len = f.len;
             break;
+        case TE_LOG_MESSAGE: /* a LOG event after this one (pf_system.c) */
+            if (f.wire == PF_WIRE_LEN)
+                log_msg = f.data, log_len = f.len;
+            break;
         case TE_CORRELATION_ID:
             if (f.wire == PF_WIRE_VARINT)
                 has_corr = 1, corr = f.v;
@@ -426,6 +395,7 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     pf_qitem *q = pf_queue_event(d, base);
     if (!q)
         return -1;
+    size_t q_main = d->q_len - 1;
     q->seq = s;
     tread_event *ev = &q->ev;
     ev->args.data = m;
@@ -656,6 +626,8 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                 return -1;
         }
     }
+    if (log_msg && pf_log_message(d, s, log_msg, log_len, q_main, base))
+        return -1;
     return 0;
 nomem:
     tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
