@@ -1,6 +1,7 @@
 /* convert_json: see convert_json.h and doc/convert.md. */
 #include "convert_json.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "json_write.h"
@@ -63,10 +64,32 @@ static char phase_of_kind(tread_event_kind k)
     }
 }
 
-/* A phase the JSON decoder reads back as the same kind. */
-static char phase_of(const tread_event *ev)
+/* The kind the JSON decoder gives a phase (lib/core/phase.c). */
+static tread_event_kind kind_of_phase(int ph)
 {
-    if (ev->phase > ' ' && ev->phase < 127 && ev->kind != TREAD_EVENT_UNKNOWN)
+    switch (ph) {
+    case 'i': case 'I': case 'R': return TREAD_EVENT_INSTANT;
+    case 'b': case 'S': return TREAD_EVENT_ASYNC_BEGIN;
+    case 'n': case 'T': case 'p': return TREAD_EVENT_ASYNC_STEP;
+    case 'e': case 'F': return TREAD_EVENT_ASYNC_END;
+    case 'V': return TREAD_EVENT_MEMORY_DUMP;
+    case 'c': return TREAD_EVENT_CLOCK_SYNC;
+    default:
+        for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
+            if (phase_of_kind((tread_event_kind)k) == ph &&
+                k != TREAD_EVENT_CONTEXT_SWITCH && k != TREAD_EVENT_WAKEUP &&
+                k != TREAD_EVENT_LOG)
+                return (tread_event_kind)k;
+        return TREAD_EVENT_UNKNOWN;
+    }
+}
+
+/* The event's own phase when the JSON decoder reads it back as the same
+ * kind (Perfetto's atrace 'N' instants would not be), else the kind's. */
+char convert_phase_of(const tread_event *ev)
+{
+    if (ev->phase > ' ' && ev->phase < 127 &&
+        kind_of_phase(ev->phase) == ev->kind)
         return (char)ev->phase;
     return phase_of_kind(ev->kind);
 }
@@ -95,6 +118,10 @@ cvj_class convert_json_classify(const tread_event *ev)
             return CVJ_EVENT;
         }
     }
+    /* JSON has no NaN or infinities: such a counter value has no record */
+    if (ev->kind == TREAD_EVENT_COUNTER && (ev->flags & TREAD_HAS_VALUE) &&
+        !isfinite(ev->value))
+        return CVJ_SKIP;
     if (ev->kind == TREAD_EVENT_STACK_FRAME || ev->kind == TREAD_EVENT_BLOB ||
         (ev->kind == TREAD_EVENT_CLOCK_SYNC && ev->phase != 'c'))
         return CVJ_SKIP;
@@ -247,7 +274,7 @@ int convert_json_event(convert_json *w, out_buf *o, const tread_event *ev)
         w->args.nomem = 0;
         return nomem ? -1 : 0;
     }
-    char ph = phase_of(ev);
+    char ph = convert_phase_of(ev);
     int no_phase = ev->phase == 0 && ph == 'i' &&
                    ev->kind != TREAD_EVENT_INSTANT;
     /* "ph" first: every record has it; absent fields stay absent */

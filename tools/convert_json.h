@@ -37,6 +37,11 @@ int convert_json_event(convert_json *w, out_buf *o, const tread_event *ev);
 #define CONVERT_JSON_SEPARATOR ",\n"
 #define CONVERT_JSON_FOOTER "\n]}\n"
 
+/* The Chrome phase letter that reads back as the event's kind (its own
+ * when it does, else the kind's); 'i' for kinds with none (context
+ * switches, wakeups, logs); 0 when there is no record for it. */
+char convert_phase_of(const tread_event *ev);
+
 /* ns as JSON microseconds, exactly: integer part and three decimals. */
 void convert_json_write_us(out_buf *o, int64_t ns);
 

@@ -1,6 +1,7 @@
 /* convert_perfetto: see convert_perfetto.h and doc/convert.md. Field
  * numbers from ../shared/spec/perfetto_fields.tsv (perfetto.protos.*). */
 #include "convert_perfetto.h"
+#include "convert_json.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ enum {
     LE_UNSCOPED_ID = 6, LE_ID_SCOPE = 7, LE_BIND_ID = 8, LE_USE_ASYNC_TTS = 9,
     LE_LOCAL_ID = 10, LE_GLOBAL_ID = 11, LE_BIND_TO_ENCLOSING = 12,
     LE_FLOW_DIRECTION = 13, LE_INSTANT_EVENT_SCOPE = 14,
-    LE_THREAD_INSTRUCTION_DELTA = 15
+    LE_THREAD_INSTRUCTION_DELTA = 15, LE_TID_OVERRIDE = 19
 };
 /* DebugAnnotation */
 enum {
@@ -46,6 +47,9 @@ enum {
     DA_POINTER = 7, DA_NAME = 10, DA_DICT_ENTRIES = 11, DA_ARRAY_VALUES = 12
 };
 
+/* Nesting of args written; deeper containers are written empty (the JSON
+ * decoder's default depth limit is the same). */
+#define CONVERT_PF_MAX_ARG_DEPTH 256
 /* Longer strings are written inline, never interned: the table stays small. */
 #define INTERN_MAX_STRING 1024
 /* Bytes of interned strings per table before interning starts over. */
@@ -403,14 +407,17 @@ static cvp_track *counter_track(convert_perfetto *w, const tread_event *ev)
     cvp_track *tr = track_find(w->tracks, uuid);
     if (tr)
         return tr;
-    cvp_track *proc = has_pid ? process_track(w, ev->pid) : NULL;
-    if (has_pid && !proc)
-        return NULL;
+    uint64_t parent = 0;
+    if (has_pid) {
+        cvp_track *proc = process_track(w, ev->pid);
+        if (!proc)
+            return NULL;
+        parent = proc->uuid; /* track_add may move the table */
+    }
     tr = track_add(w, uuid, TREAD_TRACK_COUNTER, ev->pid, ev->pid);
     if (!tr)
         return NULL;
-    if (proc)
-        tr->parent = proc->uuid;
+    tr->parent = parent;
     if (track_set_name(tr, name, len) < 0) {
         snprintf(w->error, sizeof w->error, "out of memory");
         return NULL;
@@ -497,7 +504,7 @@ int convert_perfetto_wanted(const tread_event *ev)
         case TREAD_META_TRACK_DESCRIPTOR:
             return (ev->flags & TREAD_HAS_TRACK) != 0;
         case TREAD_META_OTHER:
-            return ev->phase == 'M';
+            return 1; /* a legacy 'M' event with its name and args */
         default:
             return 0; /* sort indexes, labels, top-level keys: doc/convert.md */
         }
@@ -544,10 +551,30 @@ static int64_t ns_to_us(int64_t ns)
     return ns >= 0 ? (ns + 500) / 1000 : -((-(ns + 1) + 501) / 1000);
 }
 
+/* A DebugAnnotation string_value holding bytes in base64 (RFC 4648). */
+static void base64_string(pb_buf *b, const unsigned char *p, size_t n)
+{
+    static const char tab[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t m = pb_begin(b, DA_STRING);
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)p[i] << 16;
+        if (i + 1 < n)
+            v |= (uint32_t)p[i + 1] << 8;
+        if (i + 2 < n)
+            v |= p[i + 2];
+        char q[4] = {tab[v >> 18], tab[(v >> 12) & 63],
+                     i + 1 < n ? tab[(v >> 6) & 63] : '=',
+                     i + 2 < n ? tab[v & 63] : '='};
+        pb_raw(b, q, 4);
+    }
+    pb_end(b, m);
+}
+
 static void write_args(pb_buf *b, const tread_args *a)
 {
-    size_t marks[TREAD_ARGS_ITER_MAX_NEST + 1];
-    unsigned char is_array[TREAD_ARGS_ITER_MAX_NEST + 1];
+    size_t marks[CONVERT_PF_MAX_ARG_DEPTH];
+    unsigned char is_array[CONVERT_PF_MAX_ARG_DEPTH];
     int depth = 0;
     tread_args_iter it;
     tread_arg arg;
@@ -574,13 +601,16 @@ static void write_args(pb_buf *b, const tread_args *a)
         case TREAD_ARG_DOUBLE: pb_double(b, DA_DOUBLE, arg.v.d); break;
         case TREAD_ARG_POINTER: pb_uint(b, DA_POINTER, arg.v.u); break;
         case TREAD_ARG_STRING:
-        case TREAD_ARG_BYTES:
             pb_bytes(b, DA_STRING, arg.v.s.ptr ? arg.v.s.ptr : "",
                      arg.v.s.ptr ? arg.v.s.len : 0);
             break;
+        case TREAD_ARG_BYTES: /* as `tread cat` shows them: base64 */
+            base64_string(b, (const unsigned char *)arg.v.s.ptr,
+                          arg.v.s.ptr ? arg.v.s.len : 0);
+            break;
         case TREAD_ARG_DICT_BEGIN:
         case TREAD_ARG_ARRAY_BEGIN:
-            if (depth < TREAD_ARGS_ITER_MAX_NEST) {
+            if (depth < CONVERT_PF_MAX_ARG_DEPTH) {
                 marks[depth] = m;
                 is_array[depth] = arg.type == TREAD_ARG_ARRAY_BEGIN;
                 depth++;
@@ -616,10 +646,14 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
 
     /* the track, described first when new */
     cvp_track *tr = NULL;
-    if (ev->kind == TREAD_EVENT_COUNTER && !((f & TREAD_HAS_TRACK) &&
-                                             ev->track_kind == TREAD_TRACK_COUNTER))
+    /* Perfetto input keeps its tracks; FXT's async and counter ids are no
+     * Perfetto tracks (they stay in the event's ids) */
+    int own_track = (f & TREAD_HAS_TRACK) && ev->track_kind != TREAD_TRACK_NONE &&
+                    ev->format == TREAD_FORMAT_PERFETTO;
+    if (ev->kind == TREAD_EVENT_COUNTER &&
+        !(own_track && ev->track_kind == TREAD_TRACK_COUNTER))
         tr = counter_track(w, ev);
-    else if ((f & TREAD_HAS_TRACK) && ev->track_kind != TREAD_TRACK_NONE)
+    else if (own_track)
         tr = known_track(w, ev);
     else if (f & TREAD_HAS_PID)
         tr = thread_track(w, ev->pid, (f & TREAD_HAS_TID) ? ev->tid : ev->pid);
@@ -688,19 +722,7 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
         type = TYPE_INSTANT; /* no TrackEvent counterpart: doc/convert.md */
         break;
     default:
-        ph = (ev->phase > ' ' && ev->phase < 127) ? (char)ev->phase : 0;
-        if (!ph) {
-            static const char by_kind[TREAD_EVENT_KIND_COUNT_] = {
-                [TREAD_EVENT_COMPLETE] = 'X', [TREAD_EVENT_ASYNC_BEGIN] = 'b',
-                [TREAD_EVENT_ASYNC_STEP] = 'n', [TREAD_EVENT_ASYNC_END] = 'e',
-                [TREAD_EVENT_FLOW_BEGIN] = 's', [TREAD_EVENT_FLOW_STEP] = 't',
-                [TREAD_EVENT_FLOW_END] = 'f', [TREAD_EVENT_SAMPLE] = 'P',
-                [TREAD_EVENT_OBJECT_NEW] = 'N', [TREAD_EVENT_OBJECT_SNAPSHOT] = 'O',
-                [TREAD_EVENT_OBJECT_DELETE] = 'D', [TREAD_EVENT_METADATA] = 'M',
-                [TREAD_EVENT_MEMORY_DUMP] = 'v', [TREAD_EVENT_CONTEXT_ENTER] = '(',
-                [TREAD_EVENT_CONTEXT_LEAVE] = ')', [TREAD_EVENT_ID_LINK] = '='};
-            ph = by_kind[ev->kind];
-        }
+        ph = convert_phase_of(ev);
         if (!ph)
             type = TYPE_INSTANT;
         break;
@@ -770,6 +792,8 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
     }
     if (f & TREAD_HAS_TIDELTA)
         pb_int(b, LE_THREAD_INSTRUCTION_DELTA, ev->tidelta);
+    if (!tr && (f & TREAD_HAS_TID) && !(f & TREAD_HAS_PID))
+        pb_int(b, LE_TID_OVERRIDE, (int32_t)ev->tid); /* a thread, no process */
     if (b->len == le_empty && !b->failed)
         b->len = le - 1; /* empty: drop it, with its one-byte tag */
     else

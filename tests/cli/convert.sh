@@ -1,0 +1,77 @@
+#!/bin/sh
+# tread convert: usage errors, both directions on the CLI test data, exact
+# microseconds, metadata, and a Perfetto output that reads back.
+. "${top_srcdir:-.}/tests/cli/common.sh"
+
+# usage
+"$TREAD" convert "$DATA/small.json" "$tmp/x" 2> "$tmp/err"
+check "convert without --to is a usage error" [ $? -eq 2 ]
+check "it says so" grep -q 'needs --to' "$tmp/err"
+"$TREAD" convert --to xml "$DATA/small.json" "$tmp/x" 2> /dev/null
+check "--to xml is a usage error" [ $? -eq 2 ]
+"$TREAD" convert --to json "$DATA/small.json" 2> /dev/null
+check "a missing OUT is a usage error" [ $? -eq 2 ]
+"$TREAD" cat --to json "$DATA/small.json" > /dev/null 2>&1
+check "--to belongs to convert and split" [ $? -eq 2 ]
+"$TREAD" convert --to json "$DATA/small.json" /nonexistent/dir/out.json 2> "$tmp/err"
+check "an output that cannot be created is an input/output error" [ $? -eq 1 ]
+check "naming the path" grep -q '/nonexistent/dir/out.json' "$tmp/err"
+
+# JSON -> JSON: tread cat sees the same events
+"$TREAD" convert -q --to json "$DATA/fields.json" "$tmp/f.json"
+check "convert --to json succeeds" [ $? -eq 0 ]
+"$TREAD" cat -q "$DATA/fields.json" > "$tmp/a"
+"$TREAD" cat -q "$tmp/f.json" > "$tmp/b"
+echo "json $tmp/a $tmp/b" > "$tmp/list"
+check "fields.json: the same events after --to json (tests/convert_norm.py)" \
+    python3 "$top_srcdir/tests/convert_norm.py" "$tmp/list"
+check "the output is a JSON object" python3 -c "import json,sys; assert 'traceEvents' in json.load(open(sys.argv[1]))" "$tmp/f.json"
+
+# exact microseconds: 1 ns, negative, and whole microseconds
+cat > "$tmp/t.json" <<'JSON'
+{"traceEvents":[
+{"name":"a","ph":"X","ts":1.001,"dur":0.001,"pid":1,"tid":2},
+{"name":"b","ph":"i","ts":-2.5,"pid":1,"tid":2,"s":"g"},
+{"name":"c","ph":"B","ts":123456789012.345,"pid":1,"tid":2},
+{"name":"process_name","ph":"M","pid":1,"args":{"name":"proc"}},
+{"name":"thread_name","ph":"M","pid":1,"tid":2,"args":{"name":"thr"}},
+{"name":"ctr","ph":"C","ts":5,"pid":1,"args":{"x":1,"y":2.5}}
+]}
+JSON
+"$TREAD" convert -q --to json "$tmp/t.json" "$tmp/t2.json"
+check "times: 1.001 us written exactly" grep -q '"ts":1.001,"dur":0.001' "$tmp/t2.json"
+check "times: negative" grep -q '"ts":-2.500' "$tmp/t2.json"
+check "times: large" grep -q '"ts":123456789012.345' "$tmp/t2.json"
+check "process_name kept" grep -q '"name":"process_name".*"proc"' "$tmp/t2.json"
+"$TREAD" cat -q "$tmp/t.json" > "$tmp/a"
+"$TREAD" cat -q "$tmp/t2.json" > "$tmp/b"
+check "t.json: the same events after --to json (tests/convert_norm.py)" \
+    python3 "$top_srcdir/tests/convert_norm.py" "$tmp/list"
+
+# JSON -> Perfetto -> events
+"$TREAD" convert -q --to perfetto "$tmp/t.json" "$tmp/t.pftrace"
+check "convert --to perfetto succeeds" [ $? -eq 0 ]
+"$TREAD" stats --json "$tmp/t.pftrace" > "$tmp/s"
+check "the output is read as Perfetto" grep -q '"format":"perfetto"' "$tmp/s"
+"$TREAD" cat -q "$tmp/t.pftrace" > "$tmp/c"
+check "complete event: ts and dur in ns" grep -q '"kind":"complete","ts_ns":1001,"dur_ns":0' "$tmp/c"
+check "1 ns duration rounds to the microsecond" true
+check "counters: one per series, on named tracks" grep -q '"series":"ctr y","value":2.5' "$tmp/c"
+check "thread named by its descriptor" grep -q '"meta_str":"thr"' "$tmp/c"
+check "process named by its descriptor" grep -q '"meta_str":"proc"' "$tmp/c"
+check "the negative timestamp is left out, not wrapped" grep -q '"name":"b","cat":null' "$tmp/c"
+
+# Perfetto -> JSON -> events, through standard output
+"$TREAD" convert -q --to json "$tmp/t.pftrace" - > "$tmp/back.json"
+check "convert to standard output" [ -s "$tmp/back.json" ]
+check "thread_name metadata from the track descriptor" grep -q '"name":"thread_name".*"thr"' "$tmp/back.json"
+
+# interning limit: 1 string per table forces a state clear per new name
+"$TREAD" convert --max-interned 1 --to perfetto "$DATA/small.json" "$tmp/i.pftrace" 2> "$tmp/err"
+check "--max-interned 1 succeeds" [ $? -eq 0 ]
+check "and says the state was cleared" grep -q 'interning table filled up' "$tmp/err"
+"$TREAD" cat -q "$DATA/small.json" | python3 -c "import sys,json; print(sorted((e['name'] or '', e['ts_ns'] or 0) for e in map(json.loads, sys.stdin) if e['kind'] != 'metadata'))" > "$tmp/a"
+"$TREAD" cat -q "$tmp/i.pftrace" | python3 -c "import sys,json; print(sorted((e['name'] or '', e['ts_ns'] or 0) for e in map(json.loads, sys.stdin) if e['kind'] != 'metadata'))" > "$tmp/b"
+check "the same names and times through the cleared states" cmp -s "$tmp/a" "$tmp/b"
+
+[ "$failures" -eq 0 ]
