@@ -1,7 +1,10 @@
 /*
  * libFuzzer harness for the whole pipeline: format sniffing, gzip/zstd
  * decompression and whichever decoder the sniffer picks, as `tread` runs it
- * on an unknown file. Memory stays bounded: small record/string/depth
+ * on an unknown file: containers included (systrace HTML and ctrace, whose
+ * blocks are sub-traces fed to nested decoders, and the JSON
+ * systemTraceEvents string streamed into the ftrace decoder; seeds
+ * container_* in fuzz/seeds/pipeline/). Memory stays bounded: small record/string/depth
  * limits, an allocator with a ceiling (that also fails on purpose for some
  * inputs, to reach the out-of-memory paths), and a budget on decompressed
  * bytes against compression bombs. Each input is parsed in 512-byte pieces
