@@ -23,6 +23,7 @@ typedef struct cat_state {
     tread_perfetto_field *fields;
     size_t nfields, cap;
     uint64_t packets, bad_packets;
+    const tread_perfetto_msgtype *packet_type;
     diag *diag;
 } cat_state;
 
@@ -178,7 +179,7 @@ static int on_packet(void *user, const tread_perfetto_packet *pk)
     tread_perfetto_walk_result res;
     st->packets++;
     /* walked whole first, so a malformed packet prints nothing */
-    if (tread_perfetto_walk_packet(pk, 0, ignore_field, NULL, &res) != 0) {
+    if (tread_perfetto_walk(st->packet_type, pk->data, pk->len, 0, ignore_field, NULL, &res) != 0) {
         char msg[160];
         tread_warning w;
         st->bad_packets++;
@@ -190,8 +191,7 @@ static int on_packet(void *user, const tread_perfetto_packet *pk)
         diag_warning_cb(st->diag, &w);
         return st->out->failed;
     }
-    const tread_perfetto_msgtype *t = tread_perfetto_msgtype_find("perfetto.protos.TracePacket");
-    if (print_message(st, t, pk->data, pk->len, 0) != 0)
+    if (print_message(st, st->packet_type, pk->data, pk->len, 0) != 0)
         st->nomem = 1;
     out_buf_putc(st->out, '\n');
     return st->out->failed || st->nomem;
@@ -230,6 +230,7 @@ int cmd_cat(const cli_options *opt)
     memset(&st, 0, sizeof st);
     st.out = out;
     st.diag = &in.diag;
+    st.packet_type = tread_perfetto_msgtype_find("perfetto.protos.TracePacket");
     ndjson_writer_init(&st.writer, out);
 
     /* A bar would mix with the lines if both go to the terminal. */
