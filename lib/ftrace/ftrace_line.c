@@ -144,20 +144,47 @@ static const char *parse_prefix(const char *b, const char *end, ftrace_line *o)
     }
 }
 
-/* A timestamp token "S.F:" at s: fills o->ts; returns the position after
- * ':' or NULL. */
+/* A timestamp token "S.F:" at s, in one pass: fills o->ts; returns the
+ * position after ':' or NULL (*bad: -1 not that shape, -2 overflow, 0 not
+ * digits at all). */
 static const char *parse_ts(const char *s, const char *end, ftrace_line *o, int *bad)
 {
     const char *q = s;
-    while (q < end && (is_digit(*q) || *q == '.'))
-        q++;
-    if (q == s || q >= end || *q != ':')
+    uint64_t sec = 0, frac = 0;
+    size_t fd = 0;
+    while (q < end && is_digit(*q)) {
+        if (sec > (uint64_t)INT64_MAX / 1000000000u) {
+            *bad = -2;
+            return NULL;
+        }
+        sec = sec * 10 + (uint64_t)(*q++ - '0');
+    }
+    if (q == s)
         return NULL;
-    int rc = ftrace_parse_seconds(s, (size_t)(q - s), &o->ts);
-    if (rc != 0) {
-        *bad = rc;
+    if (q >= end || *q != '.') {
+        if (q < end && *q == ':')
+            *bad = -1; /* digits and a colon: a clock without a fraction */
         return NULL;
     }
+    const char *f0 = ++q;
+    while (q < end && is_digit(*q)) {
+        if (fd < 9) {
+            frac = frac * 10 + (uint64_t)(*q - '0');
+            fd++;
+        }
+        q++;
+    }
+    if (q == f0 || q >= end || *q != ':') {
+        *bad = -1;
+        return NULL;
+    }
+    for (; fd < 9; fd++)
+        frac *= 10;
+    if (sec > ((uint64_t)INT64_MAX - frac) / 1000000000u) {
+        *bad = -2;
+        return NULL;
+    }
+    o->ts = (int64_t)(sec * 1000000000u + frac);
     o->has_ts = 1;
     return q + 1;
 }
