@@ -19,9 +19,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define BATCH_EVENTS 256
+/* Rejected events between checks for Ctrl-C: a filter that rejects a
+ * whole file would otherwise keep the parser from returning until the end. */
+#define SIGNAL_CHECK_EVERY 65536
 
 Py_ssize_t tpy_live_parsers;
 
@@ -47,6 +51,12 @@ int tpy_source_open(tpy_source *s, PyObject *obj)
     Py_BEGIN_ALLOW_THREADS
     fd = open(path, O_RDONLY | O_CLOEXEC);
     Py_END_ALLOW_THREADS
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        fd = -1;
+        errno = EISDIR;
+    }
     if (fd < 0) {
         PyErr_SetFromErrnoWithFilenameObject(PyExc_OSError, obj);
         Py_DECREF(bytes);
@@ -101,6 +111,9 @@ typedef struct TreadReader {
     int state;
     int finishing;          /* tread_finish called (file objects) */
     int cb_failed;          /* a Python exception is set from a callback */
+    int busy;               /* inside the parser: no re-entry, no close */
+    unsigned rejected;      /* events the filter rejected, for the signal
+                               check */
     PyObject *pending_type, *pending_value, *pending_tb; /* raised after
                                                            the batch */
     PyObject **batch;
@@ -135,8 +148,13 @@ static int on_event(void *user, const tread_event *ev)
     TreadReader *r = user;
     if (r->cb_failed)
         return 1;
-    if (!tpy_filter_pass(&r->opt.filter, ev))
+    if (!tpy_filter_pass(&r->opt.filter, ev)) {
+        if (++r->rejected % SIGNAL_CHECK_EVERY == 0 && PyErr_CheckSignals() != 0) {
+            r->cb_failed = 1;
+            return 1;
+        }
         return 0;
+    }
     if (r->batch_len == r->batch_cap) {
         /* not reached: the parser stops right after the event that
          * filled the batch; grown rather than lost all the same */
@@ -185,7 +203,8 @@ PyObject *tpy_open(PyObject *self, PyObject *args, PyObject *kwargs)
     r->src.fileobj = r->src.name = NULL;
     memset(&r->opt, 0, sizeof r->opt);
     r->state = R_DONE;
-    r->finishing = r->cb_failed = 0;
+    r->finishing = r->cb_failed = r->busy = 0;
+    r->rejected = 0;
     r->pending_type = r->pending_value = r->pending_tb = NULL;
     r->batch = NULL;
     r->batch_len = r->batch_pos = r->batch_cap = 0;
@@ -271,12 +290,27 @@ static int fill(TreadReader *r)
     return 0;
 }
 
+static int check_not_busy(const TreadReader *r)
+{
+    if (!r->busy)
+        return 0;
+    /* a warning callback (or another thread, while a file object's read()
+     * let go of the GIL) using the reader the parser is running for */
+    PyErr_SetString(PyExc_RuntimeError, "tread.Reader is already running");
+    return -1;
+}
+
 static PyObject *reader_next(PyObject *self)
 {
     TreadReader *r = (TreadReader *)self;
+    if (check_not_busy(r) != 0)
+        return NULL;
     if (r->batch_pos == r->batch_len) {
         r->batch_len = r->batch_pos = 0;
-        if (fill(r) != 0) {
+        r->busy = 1;
+        int rc = fill(r);
+        r->busy = 0;
+        if (rc != 0) {
             r->state = R_DONE;
             free_parser(r);
             return NULL;
@@ -291,24 +325,30 @@ static PyObject *reader_next(PyObject *self)
     return NULL; /* StopIteration, or the pending error */
 }
 
-static PyObject *reader_close(PyObject *self, PyObject *unused)
+static void do_close(TreadReader *r)
 {
-    (void)unused;
-    TreadReader *r = (TreadReader *)self;
     clear_batch(r);
     r->state = R_DONE;
     free_parser(r);
     Py_CLEAR(r->pending_type);
     Py_CLEAR(r->pending_value);
     Py_CLEAR(r->pending_tb);
+}
+
+static PyObject *reader_close(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    TreadReader *r = (TreadReader *)self;
+    if (check_not_busy(r) != 0)
+        return NULL;
+    do_close(r);
     Py_RETURN_NONE;
 }
 
 static void reader_dealloc(PyObject *self)
 {
     TreadReader *r = (TreadReader *)self;
-    PyObject *rc = reader_close(self, NULL);
-    Py_XDECREF(rc);
+    do_close(r); /* never busy: a running parse holds a reference */
     PyMem_Free(r->batch);
     tpy_options_free(&r->opt);
     PyObject_Free(self);
@@ -325,7 +365,9 @@ static PyObject *reader_exit(PyObject *self, PyObject *args)
 {
     (void)args;
     PyObject *rc = reader_close(self, NULL);
-    Py_XDECREF(rc);
+    if (!rc)
+        return NULL;
+    Py_DECREF(rc);
     Py_RETURN_FALSE;
 }
 

@@ -75,3 +75,27 @@ def test_forced_wrong_format(tmp_path):
     r = tread.open(path, format="fxt", warnings="ignore")
     assert all(e.kind != "complete" for e in r)
     assert r.format == "fxt" and r.stats()["warnings"] > 0
+
+
+def test_directory(tmp_path):
+    with pytest.raises(IsADirectoryError):
+        tread.open(str(tmp_path))
+
+
+def test_reentry_from_a_warning_callback(tmp_path):
+    path = write(tmp_path, "w.json", trace(GOOD, {"name": "q", "ph": "Q", "ts": 2, "pid": 1},
+                                          GOOD))
+    holder = {}
+
+    def cb(kind, offset, msg):
+        next(holder["r"])  # the parser is running: refused
+    holder["r"] = tread.open(path, warnings=cb)
+    with pytest.raises(RuntimeError, match="already running"):
+        list(holder["r"])
+
+    def close_cb(kind, offset, msg):
+        holder["r"].close()
+    holder["r"] = tread.open(path, warnings=close_cb)
+    with pytest.raises(RuntimeError, match="already running"):
+        list(holder["r"])
+    holder.clear()
