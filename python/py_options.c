@@ -127,6 +127,13 @@ int tpy_options_parse(tpy_options *o, PyObject *format, PyObject *kwargs, int wh
                 }
             }
             o->limit[lk->opt] = x;
+        } else if (strcmp(k, "format") == 0) {
+            if (format) {
+                PyErr_SetString(PyExc_TypeError, "format given twice");
+                goto fail;
+            }
+            if (parse_format(o, v) != 0)
+                goto fail;
         } else if (strcmp(k, "warnings") == 0) {
             if (parse_warnings(o, v) != 0)
                 goto fail;
