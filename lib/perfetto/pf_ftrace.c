@@ -72,10 +72,15 @@ static void set_ts(pf_decoder *d, pf_seq *s, const fclock *ck, tread_event *ev, 
     pf_sys_set_ts(d, s, ev, ck->clock, pf_wrap_add((int64_t)ts, ck->shift));
 }
 
-/* After a map function filled q->ev: what every Perfetto event has. */
+/* After a map function filled q->ev: what every Perfetto event has. The
+ * counter's value text is dropped (the value is in value / value_int): it
+ * would point into the packet, which a pause relocates, and queue slots
+ * do not reset it. */
 static void finish_event(pf_qitem *q, const pf_base *base)
 {
     tread_event *ev = &q->ev;
+    ev->value_text.ptr = NULL;
+    ev->value_text.len = 0;
     ev->flags |= TREAD_HAS_SEQ;
     ev->seq_id = base->seq_id;
     ev->raw = base->raw;
