@@ -295,6 +295,8 @@ int tread_perfetto_walk(const tread_perfetto_msgtype *t, const void *data, size_
     }
     if (!t || !cb || (!data && len) || max_depth < 0 || max_depth > TREAD_PF_WALK_MAX_DEPTH_LIMIT)
         return fail(&w, TREAD_PF_WALK_MISUSE, w.base, "no type or callback, or max_depth out of range");
+    if (!data)
+        return 0; /* an empty message (and no pointer arithmetic on NULL) */
     return walk_message(&w, desc_of(t), w.base, len, 0);
 }
 
