@@ -116,6 +116,7 @@ def keep(direction, ev, side):
     e["id"] = norm_id(e.get("id"))
     if side == "orig" and kind in AS_INSTANT:
         e["kind"] = "instant"
+        e.pop("value", None)  # a log's priority: instants have no value
         if direction == "json":
             if e.get("name") is None:
                 e["name"] = kind
