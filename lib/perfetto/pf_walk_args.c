@@ -111,17 +111,33 @@ static void put_value(const tread_perfetto_field *f, tread_arg *out)
     }
 }
 
-static int bad(tread_args_iter *it)
+/* After malformed data, the containers still open are closed one *_END a
+ * call (as the other lazy codecs do), so a caller's BEGIN/END stay
+ * balanced; tread_args_iter_failed tells it that the data was cut. */
+static int close_one(tread_args_iter *it, tread_arg *out)
+{
+    if (it->depth <= 0)
+        return 0;
+    int d = --it->depth;
+    out->type = (it->array_bits >> d) & 1 ? TREAD_ARG_ARRAY_END : TREAD_ARG_DICT_END;
+    out->depth = d;
+    return 1;
+}
+
+static int bad(tread_args_iter *it, tread_arg *out)
 {
     it->failed = 1;
     it->p = it->end = NULL;
-    return 0;
+    if (!out)
+        return 0;
+    memset(out, 0, sizeof *out);
+    return close_one(it, out);
 }
 
 static void pf_proto_init(tread_args_iter *it, const tread_args *a)
 {
     if (!a->ctx) {
-        bad(it);
+        bad(it, NULL);
         return;
     }
     it->state[0] = (uint64_t)(uintptr_t)a->ctx;
@@ -130,6 +146,8 @@ static void pf_proto_init(tread_args_iter *it, const tread_args *a)
 static int pf_proto_next(tread_args_iter *it, tread_arg *out)
 {
     memset(out, 0, sizeof *out);
+    if (it->failed)
+        return close_one(it, out);
     if (it->p >= it->end) {
         if (it->depth == 0)
             return 0;
@@ -146,7 +164,7 @@ static int pf_proto_next(tread_args_iter *it, tread_arg *out)
         const ProtobufCFieldDescriptor *fd = cur_desc(it);
         uint64_t raw;
         if (pf_walk_packed_next(fd->type, &it->p, it->end, &raw) != PF_OK)
-            return bad(it);
+            return bad(it, out);
         pf_walk_value(fd, raw, NULL, 0, &v);
         put_value(&v, out);
         return 1;
@@ -155,7 +173,7 @@ static int pf_proto_next(tread_args_iter *it, tread_arg *out)
     pf_field f;
     int rc = pf_next(&r, &f);
     if (rc != PF_OK)
-        return bad(it);
+        return bad(it, out);
     it->p = r.p;
     const ProtobufCFieldDescriptor *fd;
     int how = pf_walk_classify(cur_desc(it), &f, &fd);
@@ -194,8 +212,13 @@ static int pf_proto_next(tread_args_iter *it, tread_arg *out)
 
 static void pf_proto_skip(tread_args_iter *it)
 {
-    if (it->depth > 0)
-        pop(it);
+    if (it->depth <= 0)
+        return;
+    if (it->failed) {
+        it->depth--; /* closing: one *_END less to give */
+        return;
+    }
+    pop(it);
 }
 
 const tread_args_codec tread__proto_args_codec = {

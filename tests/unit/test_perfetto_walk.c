@@ -461,7 +461,8 @@ static void test_args(void)
           v.key.len == 26);
     pb_free(&p);
 
-    /* malformed: what came before, then failed */
+    /* malformed: what came before, the open containers closed (BEGIN/END
+     * stay balanced, as with the other lazy codecs), then failed */
     pb_init(&p);
     pb_varint(&p, 8, 1);
     size_t te = pb_begin(&p, 11);
@@ -470,7 +471,7 @@ static void test_args(void)
     pb_end(&p, te);
     a = tread_perfetto_args(t, p.data, p.len);
     args_log(&a, s, sizeof s);
-    CHECK_EQ_STR(s, "0:int timestamp=1;0:dict_begin track_event;FAILED");
+    CHECK_EQ_STR(s, "0:int timestamp=1;0:dict_begin track_event;0:dict_end ;FAILED");
     pb_free(&p);
 
     /* no type: fails at once */
