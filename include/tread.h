@@ -38,11 +38,11 @@ extern "C" {
 #endif
 
 #define TREAD_VERSION_MAJOR 0
-#define TREAD_VERSION_MINOR 2
+#define TREAD_VERSION_MINOR 3
 #define TREAD_VERSION_PATCH 0
-#define TREAD_VERSION_STRING "0.2.0"
+#define TREAD_VERSION_STRING "0.3.0"
 
-/* The library's version string, e.g. "0.2.0". */
+/* The library's version string, e.g. "0.3.0". */
 TREAD_API const char *tread_version(void);
 
 /* ------------------------------------------------------------------------ */
