@@ -368,7 +368,11 @@ typedef struct tread_args_iter {
 
 TREAD_API void tread_args_iter_init(tread_args_iter *it, const tread_args *a);
 
-/* Stores the next argument in *out. Returns 1, or 0 at the end. */
+/* Stores the next argument in *out. Returns 1, or 0 at the end. Its
+ * strings are valid while the event is (until the callback returns),
+ * except a key made up by the iterator (TREAD_ARGS_PROTO's unknown fields
+ * are keyed by their number), valid until the next call on the iterator:
+ * copy it to keep it. */
 TREAD_API int tread_args_next(tread_args_iter *it, tread_arg *out);
 
 /* Skips the rest of the dict/array whose *_BEGIN was just returned. */
