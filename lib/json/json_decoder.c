@@ -295,7 +295,11 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
          * a slice with its rest, and starts where the held token did */
         size_t c = yajl_get_bytes_consumed(d->yh);
         const unsigned char *b = d->slice_data;
-        if (d->slice_off == d->filter.held_rest_off && c == d->slice_len && d->filter.held.len == 0)
+        /* (a slice at offset 0 is never such a rest: held_rest_off is 0
+         * until a token is held, and the first slice may end right after
+         * the string when a syntax error follows it) */
+        if (d->slice_off != 0 && d->slice_off == d->filter.held_rest_off &&
+            c == d->slice_len && d->filter.held.len == 0)
             b = NULL; /* the rest of a string cut by a chunk boundary */
         if (!b)
             d->str_start = d->filter.held_tok_off;
