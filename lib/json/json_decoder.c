@@ -295,14 +295,7 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
          * a slice with its rest, and starts where the held token did */
         size_t c = yajl_get_bytes_consumed(d->yh);
         const unsigned char *b = d->slice_data;
-        /* (a slice at offset 0 is never such a rest: held_rest_off is 0
-         * until a token is held, and the first slice may end right after
-         * the string when a syntax error follows it) */
-        if (d->slice_off != 0 && d->slice_off == d->filter.held_rest_off &&
-            c == d->slice_len && d->filter.held.len == 0)
-            b = NULL; /* the rest of a string cut by a chunk boundary */
-        if (!b)
-            d->str_start = d->filter.held_tok_off;
+        size_t found = 0; /* 1 + the quote's index in the slice */
         for (size_t k = c >= 2 ? c - 1 : 0; b && k-- > 0;) {
             if (b[k] != '"')
                 continue;
@@ -310,10 +303,20 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
             while (bs < k && b[k - 1 - bs] == '\\')
                 bs++;
             if (bs % 2 == 0) {
-                d->str_start = d->slice_off + k;
+                found = k + 1;
                 break;
             }
         }
+        /* No quote in the slice (or only at its first byte, which a held
+         * backslash may escape): the slice is the rest of a held token,
+         * and the string starts where that token did. A later string of
+         * the same slice has its quote inside it. */
+        int rest = d->slice_off != 0 && d->slice_off == d->filter.held_rest_off &&
+                   d->filter.held.len == 0;
+        if (rest && found <= 1)
+            d->str_start = d->filter.held_tok_off;
+        else if (found)
+            d->str_start = d->slice_off + (found - 1);
     }
     return scalar(d, TOK_STR, s, n);
 }
