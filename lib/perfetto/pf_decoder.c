@@ -519,14 +519,7 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
             state |= TREAD_PF_STATE_TS_RAW;
     }
 
-    d->pkt.data = data;
-    d->pkt.len = len;
-    d->pkt.seq_id = seq_id;
-    d->pkt.clock_id = cid;
-    d->pkt.ts = (base.flags & TREAD_HAS_TS) ? base.ts : base.raw_ts;
-    d->pkt.sequence_flags = flags;
-    d->pkt.state = state;
-    d->pkt.offset = off;
+    pf_describe_packet(d, data, len, seq_id, cid, &base, flags, state, off);
     if (p->cb.perfetto_packet) {
         pf_qitem *hook = pf_queue_event(d, NULL);
         if (!hook)

@@ -512,14 +512,7 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     state |= TREAD_PF_STATE_HAS_TS;
     if (base.flags & TREAD_HAS_RAW_TS)
         state |= TREAD_PF_STATE_TS_RAW;
-    d->pkt.data = data;
-    d->pkt.len = len;
-    d->pkt.seq_id = seq_id;
-    d->pkt.clock_id = cid;
-    d->pkt.ts = (base.flags & TREAD_HAS_TS) ? base.ts : base.raw_ts;
-    d->pkt.sequence_flags = flags;
-    d->pkt.state = state;
-    d->pkt.offset = off;
+    pf_describe_packet(d, data, len, seq_id, cid, &base, flags, state, off);
     p->stats.records++; /* what tread__emit_perfetto_packet counts */
     return emit_te(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
 }

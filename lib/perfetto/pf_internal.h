@@ -287,6 +287,22 @@ typedef struct pf_decoder {
 } pf_decoder;
 
 /* Microseconds to ns: 0, or -1 when the result leaves int64. */
+/* The raw hook's view of the packet being read: both readers (pf_decoder.c,
+ * pf_fast.c) describe it the same way. */
+static inline void pf_describe_packet(pf_decoder *d, const unsigned char *data, size_t len,
+                                      uint32_t seq_id, uint32_t clock_id, const pf_base *base,
+                                      uint32_t sequence_flags, uint32_t state, uint64_t off)
+{
+    d->pkt.data = data;
+    d->pkt.len = len;
+    d->pkt.seq_id = seq_id;
+    d->pkt.clock_id = clock_id;
+    d->pkt.ts = (base->flags & TREAD_HAS_TS) ? base->ts : base->raw_ts;
+    d->pkt.sequence_flags = sequence_flags;
+    d->pkt.state = state;
+    d->pkt.offset = off;
+}
+
 static inline int pf_us_to_ns(int64_t us, int64_t *ns)
 {
     if (us > INT64_MAX / 1000 || us < INT64_MIN / 1000)
