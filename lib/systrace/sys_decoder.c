@@ -193,44 +193,42 @@ static tread_status pump(sys_decoder *sd, int final)
     }
 }
 
-/* Base64 text d[0..n): decoded into zin, then pumped. */
-static tread_status b64_content(sys_decoder *sd, const unsigned char *d, size_t n, size_t *c)
+/* Base64 text: decodes d[*i..n) into zin while it has room. */
+static void b64_fill(sys_decoder *sd, const unsigned char *d, size_t n, size_t *i)
 {
-    size_t i = 0;
-    for (;;) {
-        tread_status st = pump(sd, 0);
-        if (st != TREAD_STATUS_OK) {
-            *c = i;
-            return st;
+    while (*i < n && sd->zin_len < ZIN_SIZE) {
+        unsigned char ch = d[(*i)++];
+        int v = b64_value(ch);
+        if (v < 0) {
+            if (ch == '=')
+                sd->b64_pad = 1;
+            continue; /* blanks, line breaks, padding */
         }
-        if (i == n)
-            break;
-        if (sd->zin_pos == sd->zin_len)
-            sd->zin_pos = sd->zin_len = 0;
-        while (i < n && sd->zin_len < ZIN_SIZE) {
-            unsigned char ch = d[i++];
-            int v = b64_value(ch);
-            if (v < 0) {
-                if (ch == '=')
-                    sd->b64_pad = 1;
-                continue; /* blanks, line breaks, padding */
-            }
-            if (sd->b64_pad)
-                continue; /* after the padding: concatenated data is not read */
-            sd->b64_acc = (sd->b64_acc << 6 | (unsigned)v) & 0xffffff;
-            sd->b64_bits += 6;
-            if (sd->b64_bits >= 8) {
-                sd->b64_bits -= 8;
-                sd->zin[sd->zin_len++] = (unsigned char)(sd->b64_acc >> sd->b64_bits);
-            }
+        if (sd->b64_pad)
+            continue; /* after the padding: concatenated data is not read */
+        sd->b64_acc = (sd->b64_acc << 6 | (unsigned)v) & 0xffffff;
+        sd->b64_bits += 6;
+        if (sd->b64_bits >= 8) {
+            sd->b64_bits -= 8;
+            sd->zin[sd->zin_len++] = (unsigned char)(sd->b64_acc >> sd->b64_bits);
         }
     }
-    *c = n;
-    return TREAD_STATUS_OK;
 }
 
-/* ctrace: raw zlib bytes into zin, then pumped. */
-static tread_status zlib_content(sys_decoder *sd, const unsigned char *d, size_t n, size_t *c)
+/* ctrace: copies raw zlib bytes d[*i..n) into zin while it has room. */
+static void zlib_fill(sys_decoder *sd, const unsigned char *d, size_t n, size_t *i)
+{
+    size_t k = ZIN_SIZE - sd->zin_len < n - *i ? ZIN_SIZE - sd->zin_len : n - *i;
+    memcpy(sd->zin + sd->zin_len, d + *i, k);
+    sd->zin_len += k;
+    *i += k;
+}
+
+/* Content d[0..n) for zin: pumps what zin holds, refills it with fill,
+ * until all of d is taken (or the nested decoder stops). */
+static tread_status zin_content(sys_decoder *sd, const unsigned char *d, size_t n, size_t *c,
+                                void (*fill)(sys_decoder *, const unsigned char *, size_t,
+                                             size_t *))
 {
     size_t i = 0;
     for (;;) {
@@ -243,10 +241,7 @@ static tread_status zlib_content(sys_decoder *sd, const unsigned char *d, size_t
             break;
         if (sd->zin_pos == sd->zin_len)
             sd->zin_pos = sd->zin_len = 0;
-        size_t k = ZIN_SIZE - sd->zin_len < n - i ? ZIN_SIZE - sd->zin_len : n - i;
-        memcpy(sd->zin + sd->zin_len, d + i, k);
-        sd->zin_len += k;
-        i += k;
+        fill(sd, d, n, &i);
     }
     *c = n;
     return TREAD_STATUS_OK;
@@ -371,9 +366,9 @@ static tread_status content(sys_decoder *sd, const unsigned char *d, size_t n, u
     case K_TEXT:
         return sys_sub_pass(&sd->sub, d, n, off, c);
     case K_B64:
-        return b64_content(sd, d, n, c);
+        return zin_content(sd, d, n, c, b64_fill);
     case K_ZLIB:
-        return zlib_content(sd, d, n, c);
+        return zin_content(sd, d, n, c, zlib_fill);
     case K_JSPRE: {
         const unsigned char *q = memchr(d, '"', n);
         if (!q) {
