@@ -338,6 +338,9 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len,
     *consumed = 0;
     if (!data)
         return TREAD_STATUS_OK; /* nothing is left inside a line */
+    /* the offset of data[0]: the parser's, or inside a container the
+     * container's (sys_sub moves it to where the piece lies) */
+    d->base = d->p->dec_offset;
     while (pos < len) {
         const unsigned char *nl = memchr(data + pos, '\n', len - pos);
         if (d->skipping) {

@@ -39,9 +39,11 @@ typedef struct sys_decoder {
     const char *what;
     unsigned char det[DET_MAX];
     size_t det_len, det_nonws;
+    uint64_t det_off;            /* input offset of det[0] */
     size_t end_match;            /* bytes of "</script" matched */
     unsigned char pend[END_TAG_LEN + 1]; /* a false "</script" start: content */
     size_t pend_len, pend_pos;
+    uint64_t pend_off;           /* input offset of pend[0] */
     int sub_on;
     sys_sub sub;
 
@@ -322,6 +324,7 @@ static tread_status decide(sys_decoder *sd, int final)
             sd->what = "linuxPerfData string";
             memmove(sd->det, sd->det + at, sd->det_len - at);
             sd->det_len -= at;
+            sd->det_off += at;
         }
     }
     if (sd->kind != K_SKIP)
@@ -333,7 +336,9 @@ static tread_status decide(sys_decoder *sd, int final)
     size_t n = sd->det_len;
     memcpy(tmp, sd->det, n);
     sd->det_len = 0;
-    return content(sd, tmp, n, sd->block_off, &c);
+    /* (text blocks then report exact input offsets: the held bytes lie
+     * at det_off, not at the block's tag) */
+    return content(sd, tmp, n, sd->det_off, &c);
 }
 
 /* Content of the current block, d[0] at input offset off. */
@@ -347,6 +352,8 @@ static tread_status content(sys_decoder *sd, const unsigned char *d, size_t n, u
         size_t i = 0;
         while (i < n && sd->det_len < DET_MAX &&
                (sd->kind == K_DETECT_JS || sd->det_nonws < DET_DECIDE)) {
+            if (sd->det_len == 0)
+                sd->det_off = off + i;
             if (!is_blank(d[i]))
                 sd->det_nonws++;
             sd->det[sd->det_len++] = d[i++];
@@ -486,7 +493,8 @@ static tread_status script_bytes(sys_decoder *sd, const unsigned char *d, size_t
     while (i < n) {
         if (sd->pend_pos < sd->pend_len) {
             /* a false end tag from before: it is content */
-            st = content(sd, sd->pend + sd->pend_pos, sd->pend_len - sd->pend_pos, off + i, &c);
+            st = content(sd, sd->pend + sd->pend_pos, sd->pend_len - sd->pend_pos,
+                         sd->pend_off + sd->pend_pos, &c);
             sd->pend_pos += c;
             if (st != TREAD_STATUS_OK) {
                 *ip = i;
@@ -525,6 +533,7 @@ static tread_status script_bytes(sys_decoder *sd, const unsigned char *d, size_t
         }
         if (lt) {
             sd->pend[0] = '<';
+            sd->pend_off = off + e;
             sd->end_match = 1;
             i = e + 1;
         }
@@ -674,7 +683,7 @@ static tread_status sd_finish(void *dec)
         if (sd->pend_pos < sd->pend_len) {
             size_t c = 0;
             st = content(sd, sd->pend + sd->pend_pos, sd->pend_len - sd->pend_pos,
-                         p->dec_offset, &c);
+                         sd->pend_off + sd->pend_pos, &c);
             sd->pend_pos += c;
             if (st != TREAD_STATUS_OK)
                 return st;

@@ -91,6 +91,12 @@ static void test_trace_data_text(void)
     if (C.nev == 4) {
         CHECK_EQ_INT(C.ev[3].kind, TREAD_EVENT_INSTANT);
         CHECK(str_is(&C.ev[3].name, "j"));
+        /* a text block's events carry their lines' offsets in the page
+         * (the block's first bytes are held to sniff it: they were once
+         * reported at the <script tag) */
+        CHECK_EQ_INT(C.ev[0].offset, offset_of(buf, "          <idle>-0", 0));
+        CHECK_EQ_INT(C.ev[1].offset, offset_of(buf, "             foo-12", 0));
+        CHECK_EQ_INT(C.ev[2].offset, offset_of(buf, "             foo-12", 1));
     }
 }
 
@@ -227,8 +233,12 @@ static void test_damaged(void)
     PARSE(buf);
     CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
     CHECK_EQ_INT(C.nev, 2);
-    if (C.nev == 2)
+    if (C.nev == 2) {
         CHECK(str_is(&C.ev[0].name, "a</scrub>"));
+        /* the false end tag's bytes are fed at their own offset */
+        CHECK_EQ_INT(C.ev[0].offset, offset_of(buf, "             foo-12", 0));
+        CHECK_EQ_INT(C.ev[1].offset, offset_of(buf, "             foo-12", 1));
+    }
 }
 
 int main(void)
