@@ -579,7 +579,8 @@ static int on_stream(void *ctx, int op, uint64_t off)
         if (d->depth != 1 || d->role[0] != ROLE_TOP || d->cap != CAP_NONE || d->doc_done ||
             !key_is(&d->top_key, "systemTraceEvents"))
             return 0;
-        if (sys_sub_init(&d->sub, d->p, TREAD_FORMAT_FTRACE, "systemTraceEvents", off + 1))
+        if (sys_sub_init(&d->sub, d->p, TREAD_FORMAT_FTRACE, "systemTraceEvents", off + 1,
+                         &d->sub_counts))
             return 0; /* out of memory is recorded: the capture path fails too */
         d->sub_on = 1;
         d->filter.sub = &d->sub;
@@ -761,6 +762,7 @@ static void jd_destroy(void *dec)
     tread_buf_free(&d->sub_key);
     tread_buf_free(&d->series);
     sub_stop(d);
+    sys_counts_free(&d->sub_counts, d->p);
     json_filter_free(&d->filter);
     tread_free(a, d->stack);
     tread_free(a, d->role);
@@ -769,12 +771,21 @@ static void jd_destroy(void *dec)
 
 static void *jd_create(tread_parser *p);
 
+/* Only the systemTraceEvents string's ftrace counters ("ftrace.lines"...):
+ * JSON itself has none of its own yet. */
+static size_t jd_counters(const void *dec, tread_counter *out, size_t max)
+{
+    const json_decoder *d = dec;
+    return sys_counts_put(&d->sub_counts, out, max, 0);
+}
+
 const tread_decoder_ops tread__json_decoder = {
     .format = TREAD_FORMAT_JSON,
     .create = jd_create,
     .feed = jd_feed,
     .finish = jd_finish,
     .destroy = jd_destroy,
+    .counters = jd_counters,
 };
 
 static void *jd_create(tread_parser *p)

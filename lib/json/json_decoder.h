@@ -109,6 +109,7 @@ typedef struct json_decoder {
 
     /* a systemTraceEvents string streamed into an ftrace sub-trace */
     sys_sub sub;
+    sys_counts sub_counts;  /* its counters, once it is finished */
     int sub_on;             /* sub is initialised */
     int sys_streamed;       /* yajl's next value is the null standing for it */
 } json_decoder;

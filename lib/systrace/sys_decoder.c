@@ -46,6 +46,7 @@ typedef struct sys_decoder {
     uint64_t pend_off;           /* input offset of pend[0] */
     int sub_on;
     sys_sub sub;
+    sys_counts counts;           /* of the blocks' finished sub-traces */
 
     /* base64 and inflate */
     unsigned b64_acc;
@@ -98,7 +99,7 @@ static tread_status start_block(sys_decoder *sd, int kind, const char *what, uin
     sd->n_blocks++;
     if (kind == K_SKIP)
         return TREAD_STATUS_OK;
-    if (sys_sub_init(&sd->sub, sd->p, TREAD_FORMAT_FTRACE, what, off))
+    if (sys_sub_init(&sd->sub, sd->p, TREAD_FORMAT_FTRACE, what, off, &sd->counts))
         return TREAD_STATUS_ERROR;
     sd->sub_on = 1;
     return TREAD_STATUS_OK;
@@ -711,6 +712,7 @@ static void sd_destroy(void *dec)
         sys_sub_free(&sd->sub);
     if (sd->z_on)
         inflateEnd(&sd->z);
+    sys_counts_free(&sd->counts, sd->p);
     tread_free(&sd->p->alloc, sd);
 }
 
@@ -721,7 +723,7 @@ static size_t sd_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "scripts", sd->n_blocks);
     n = tread__counter_put(out, max, n, "data_blocks", sd->n_data_blocks);
     n = tread__counter_put(out, max, n, "inflated_bytes", sd->inflated);
-    return n;
+    return sys_counts_put(&sd->counts, out, max, n);
 }
 
 static void *sd_create(tread_parser *p)

@@ -1,13 +1,63 @@
 #include "systrace/sys_sub.h"
 #include "core/sniff.h"
 
+#include <stdio.h>
 #include <string.h>
 
+void sys_counts_free(sys_counts *c, tread_parser *p)
+{
+    if (c->v)
+        tread_free(&p->alloc, c->v);
+    c->v = NULL;
+    c->n = 0;
+}
+
+size_t sys_counts_put(const sys_counts *c, tread_counter *out, size_t max, size_t n)
+{
+    for (size_t i = 0; i < c->n; i++)
+        n = tread__counter_put(out, max, n, c->v[i].name, c->v[i].value);
+    return n;
+}
+
+/* Adds the nested decoder's counters to s->counts, before it is freed. */
+static void harvest(sys_sub *s)
+{
+    sys_counts *c = s->counts;
+    if (!c || !s->dec || !s->ops->counters)
+        return;
+    tread_counter got[128];
+    size_t n = s->ops->counters(s->dec, got, 128);
+    if (n > 128)
+        n = 128;
+    if (!c->v) {
+        c->v = tread_malloc(&s->p->alloc, SYS_COUNTS_MAX * sizeof *c->v);
+        if (!c->v)
+            return; /* counters are a report: the trace goes on without them */
+    }
+    const char *fmt = tread_format_name(s->ops->format);
+    for (size_t i = 0; i < n; i++) {
+        char name[SYS_COUNT_NAME];
+        snprintf(name, sizeof name, "%s.%s", fmt, got[i].name);
+        size_t j = 0;
+        while (j < c->n && strcmp(c->v[j].name, name) != 0)
+            j++;
+        if (j == c->n) {
+            if (c->n == SYS_COUNTS_MAX)
+                continue;
+            memcpy(c->v[j].name, name, sizeof name);
+            c->v[j].value = 0;
+            c->n++;
+        }
+        c->v[j].value += got[i].value;
+    }
+}
+
 int sys_sub_init(sys_sub *s, tread_parser *p, tread_format fallback, const char *what,
-                 uint64_t off)
+                 uint64_t off, sys_counts *counts)
 {
     memset(s, 0, sizeof *s);
     s->p = p;
+    s->counts = counts;
     s->fallback = fallback;
     s->what = what;
     s->off = off;
@@ -22,6 +72,7 @@ int sys_sub_init(sys_sub *s, tread_parser *p, tread_format fallback, const char 
 
 void sys_sub_free(sys_sub *s)
 {
+    harvest(s);
     if (s->dec)
         s->ops->destroy(s->dec);
     s->dec = NULL;
@@ -51,6 +102,7 @@ void sys_sub_commit(sys_sub *s, size_t n, uint64_t in_off)
 /* Stops decoding this sub-trace: what is left of it is skipped. */
 static void kill(sys_sub *s)
 {
+    harvest(s);
     if (s->dec)
         s->ops->destroy(s->dec);
     s->dec = NULL;

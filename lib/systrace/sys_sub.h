@@ -24,8 +24,28 @@
  * decide on staged bytes alone. */
 #define SYS_SUB_STAGE 16384
 
+/* The format counters of the sub-traces a container has finished, summed
+ * by "format.name" ("ftrace.lines"), for the container's counters op:
+ * added when a nested decoder is freed (a block's end, a nested failure).
+ * Bounded: names past SYS_COUNTS_MAX are dropped. */
+#define SYS_COUNTS_MAX 256
+#define SYS_COUNT_NAME 48
+typedef struct sys_counts {
+    struct sys_count {
+        char name[SYS_COUNT_NAME];
+        uint64_t value;
+    } *v;
+    size_t n;
+} sys_counts;
+
+void sys_counts_free(sys_counts *c, tread_parser *p);
+/* Appends the summed counters to out (n already there), as a counters op
+ * does; returns the new n. */
+size_t sys_counts_put(const sys_counts *c, tread_counter *out, size_t max, size_t n);
+
 typedef struct sys_sub {
     tread_parser *p;
+    sys_counts *counts;     /* where the nested counters go (may be NULL) */
     tread_format fallback;  /* when the sniffer recognises nothing */
     const char *what;       /* for messages: "systemTraceEvents", ... */
     uint64_t off;           /* container offset where the sub-trace starts */
@@ -43,7 +63,7 @@ typedef struct sys_sub {
 /* Starts a sub-trace at container offset off. Returns 0, or -1 when out of
  * memory (recorded in the parser). */
 int sys_sub_init(sys_sub *s, tread_parser *p, tread_format fallback, const char *what,
-                 uint64_t off);
+                 uint64_t off, sys_counts *counts);
 void sys_sub_free(sys_sub *s);
 
 /* Space at the end of the staging buffer (*room bytes, 0 when full: flush

@@ -205,6 +205,16 @@ void parse_at(const void *buf, size_t len, const int64_t *opts, int line)
     C.error = tread_get_error(p);
     C.error_offset = tread_get_error_offset(p);
     tread_get_stats(p, &C.stats);
+    {
+        tread_counter cs[160];
+        size_t n = tread_get_format_counters(p, cs, 160);
+        CHECK(n <= 160);
+        for (size_t i = 0; i < n && i < 160; i++) {
+            snprintf(C.counters[i].name, sizeof C.counters[i].name, "%s", cs[i].name);
+            C.counters[i].value = cs[i].value;
+        }
+        C.ncounters = n < 160 ? n : 160;
+    }
     tread_parser_free(p);
     CHECK(!C.overflow);
     CHECK(!C.bad_nul);
@@ -256,6 +266,14 @@ uint64_t offset_of(const char *s, const char *needle, int nth)
             return (uint64_t)(q - s);
         p = q + 1;
     }
+}
+
+uint64_t counter_of(const char *name)
+{
+    for (size_t i = 0; i < C.ncounters; i++)
+        if (strcmp(C.counters[i].name, name) == 0)
+            return C.counters[i].value;
+    return UINT64_MAX;
 }
 
 int str_is(const cstr *s, const char *want)

@@ -77,6 +77,12 @@ typedef struct coll {
     tread_error error;
     uint64_t error_offset;
     tread_stats stats;
+    /* tread_get_format_counters after the parse (names copied) */
+    struct {
+        char name[64];
+        uint64_t value;
+    } counters[160];
+    size_t ncounters;
 } coll;
 
 extern coll C;
@@ -95,6 +101,9 @@ const cwarn *find_warning(tread_warning_kind k);
 int has_warning_at(tread_warning_kind k, uint64_t off);
 uint64_t offset_of(const char *s, const char *needle, int nth);
 int str_is(const cstr *s, const char *want);
+/* The format counter of that name after the last PARSE; UINT64_MAX when
+ * there is none. */
+uint64_t counter_of(const char *name);
 
 #define PARSE(s) parse_at((s), strlen(s), NULL, __LINE__)
 #define PARSE_OPTS(s, opts) parse_at((s), strlen(s), (opts), __LINE__)

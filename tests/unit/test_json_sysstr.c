@@ -42,6 +42,9 @@ static void test_streamed(void)
     /* the string is not a TRACE metadata event any more; metadata is */
     CHECK_EQ_INT(C.ev[4].kind, TREAD_EVENT_METADATA);
     CHECK(str_is(&C.ev[4].name, "metadata"));
+    /* the string's ftrace counters are the JSON parser's */
+    CHECK_EQ_INT(counter_of("ftrace.lines"), 5);
+    CHECK_EQ_INT(counter_of("ftrace.event_lines"), 3);
 }
 
 static void test_unicode(void)

@@ -98,6 +98,13 @@ static void test_trace_data_text(void)
         CHECK_EQ_INT(C.ev[1].offset, offset_of(buf, "             foo-12", 0));
         CHECK_EQ_INT(C.ev[2].offset, offset_of(buf, "             foo-12", 1));
     }
+    /* the nested ftrace decoder's counters, under its format's name */
+    CHECK_EQ_INT(counter_of("data_blocks"), 2);
+    /* (the block's text: a blank line after the tag, the 5 lines, the
+     * blanks before </script>; blank lines count as header lines) */
+    CHECK_EQ_INT(counter_of("ftrace.lines"), 7);
+    CHECK_EQ_INT(counter_of("ftrace.event_lines"), 3);
+    CHECK_EQ_INT(counter_of("ftrace.header_lines"), 4);
 }
 
 static void test_trace_data_base64(void)
