@@ -453,6 +453,16 @@ static void check_stats(const tread_parser *p, const fuzz_plan *plan,
         fuzz_fail("tread_stats.format/compression out of range");
     if (plan->format != TREAD_FORMAT_UNKNOWN && stats.events && stats.format != plan->format)
         fuzz_fail("tread_stats.format differs from the forced format");
+    /* format counters (a container's include its sub-traces'): named, and
+     * as many on a sized call as on the counting one */
+    tread_counter cs[64];
+    size_t n = tread_get_format_counters(p, NULL, 0);
+    size_t m = tread_get_format_counters(p, cs, 64);
+    if (n != m)
+        fuzz_fail("tread_get_format_counters: the count differs between calls");
+    for (size_t i = 0; i < m && i < 64; i++)
+        if (!cs[i].name || !cs[i].name[0])
+            fuzz_fail("tread_get_format_counters: a counter without a name");
 }
 
 /* Size of the next chunk: the mode is fixed per run, sizes vary. */
