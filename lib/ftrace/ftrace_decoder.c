@@ -26,7 +26,6 @@ typedef struct ftrace_counts {
 typedef struct ftrace_decoder {
     tread_parser *p;
     tread_buf line;        /* a line split across feeds */
-    uint64_t base;         /* offset of the next byte fed */
     uint64_t line_off;     /* offset of the gathered line's first byte */
     int skipping;          /* inside a line longer than the limit */
     int finished;
@@ -340,7 +339,7 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len,
         return TREAD_STATUS_OK; /* nothing is left inside a line */
     /* the offset of data[0]: the parser's, or inside a container the
      * container's (sys_sub moves it to where the piece lies) */
-    d->base = d->p->dec_offset;
+    const uint64_t base = d->p->dec_offset;
     while (pos < len) {
         const unsigned char *nl = memchr(data + pos, '\n', len - pos);
         if (d->skipping) {
@@ -352,7 +351,7 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len,
         }
         if (!nl) {
             if (d->line.len == 0)
-                d->line_off = d->base + pos;
+                d->line_off = base + pos;
             if (d->line.len + (len - pos) > max) {
                 too_long(d, d->line_off);
                 d->line.len = 0;
@@ -376,21 +375,19 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len,
             }
             d->line.len = 0;
         } else if (n > max) {
-            too_long(d, d->base + pos);
+            too_long(d, base + pos);
             stop = -1;
         } else {
-            stop = do_line(d, (const char *)data + pos, n, d->base + pos);
+            stop = do_line(d, (const char *)data + pos, n, base + pos);
         }
         pos += n + 1;
         /* a stop asked for by a warning waits for the next event */
         if (stop >= 0 && d->p->stop_requested) {
             *consumed = pos;
-            d->base += pos;
             return TREAD_STATUS_PAUSED;
         }
     }
     *consumed = len;
-    d->base += len;
     return TREAD_STATUS_OK;
 }
 
