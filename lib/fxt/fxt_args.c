@@ -186,8 +186,61 @@ int fxt_arg_decode(fxt_args_ctx *c, const fxt_arg_raw *a, tread_arg *out)
     return 0;
 }
 
+/* ---- synthetic fields ---------------------------------------------------- */
+
+static tread_arg *synth(fxt_args_ctx *c, tread_arg_type type, const char *key, size_t key_len,
+                        uint64_t v)
+{
+    tread_arg *a = &c->synth[c->nsynth++]; /* FXT_MAX_SYNTH at most: see make_synth */
+    memset(a, 0, sizeof *a);
+    a->type = type;
+    a->key.ptr = key;
+    a->key.len = key_len;
+    a->v.u = v;
+    return a;
+}
+
+static void synth_thread(fxt_args_ctx *c, const char *key, const fxt_synth_thread *t)
+{
+    synth(c, TREAD_ARG_DICT_BEGIN, key, strlen(key), 0);
+    if (t->have && t->have_pid)
+        synth(c, TREAD_ARG_KOID, "pid", 3, t->pid);
+    if (t->have)
+        synth(c, TREAD_ARG_KOID, "tid", 3, t->tid);
+    if (t->state >= 0)
+        synth(c, TREAD_ARG_INT, "state", 5, (uint64_t)t->state);
+    if (t->prio >= 0)
+        synth(c, TREAD_ARG_INT, "prio", 4, (uint64_t)t->prio);
+    synth(c, TREAD_ARG_DICT_END, NULL, 0, 0);
+}
+
+/* Makes the record's synthetic fields from what the reader noted (again
+ * for every iterator: the same fields each time). */
+static void make_synth(fxt_args_ctx *c)
+{
+    c->nsynth = 0;
+    switch (c->synth_kind) {
+    case FXT_SYNTH_SWITCH: /* 2 x 6 */
+        synth_thread(c, "out", &c->sw[0]);
+        synth_thread(c, "in", &c->sw[1]);
+        break;
+    case FXT_SYNTH_MESSAGE:
+        synth(c, TREAD_ARG_STRING, "message", 7, 0)->v.s = c->message;
+        break;
+    default:
+        break;
+    }
+}
+
 /* ---- the codec (TREAD_ARGS_FXT) ----------------------------------------
  * it->state[0]: synthetic fields delivered so far. */
+
+static void codec_init(tread_args_iter *it, const tread_args *a)
+{
+    (void)a;
+    if (it->ctx)
+        make_synth((fxt_args_ctx *)it->ctx);
+}
 
 static int codec_next(tread_args_iter *it, tread_arg *out)
 {
@@ -241,7 +294,7 @@ static void codec_skip(tread_args_iter *it)
 }
 
 const tread_args_codec tread__fxt_args_codec = {
-    .init = NULL,
+    .init = codec_init,
     .next = codec_next,
     .skip = codec_skip,
 };

@@ -11,8 +11,11 @@
  *
  * Some records carry typed fields that tread_event has no member for (the
  * outgoing and incoming threads of a context switch, a log message): the
- * decoder prepares them as "synthetic" arguments, which the codec yields
- * before the record's own arguments.
+ * record reader notes them in the context (synth_kind and its values),
+ * and the codec makes them into "synthetic" arguments, yielded before the
+ * record's own arguments, only when an iterator starts: building them for
+ * every record cost a context switch ~190 instructions, most callers never
+ * read them.
  *
  * Strings handed out must end in NUL. A stream in the record is followed
  * by its zero padding, so most inline strings are used in place; one whose
@@ -31,16 +34,35 @@
 #include "core/decoder.h"
 #include "fxt/fxt_tables.h"
 
-#define FXT_MAX_SYNTH 16
+#define FXT_MAX_SYNTH 12 /* a context switch: two dicts of six */
 
 /* Shadow bytes needed for a record of n bytes. */
 static inline size_t fxt_shadow_size(size_t n) { return n + n / 8 + 16; }
+
+/* One thread of a context switch, as the "out" or "in" dict. */
+typedef struct fxt_synth_thread {
+    uint64_t pid, tid;
+    int64_t state, prio;         /* -1: left out */
+    unsigned char have;          /* the thread resolved (pid, tid present) */
+    unsigned char have_pid;      /* the record names its process */
+} fxt_synth_thread;
+
+enum {
+    FXT_SYNTH_NONE = 0,
+    FXT_SYNTH_SWITCH,            /* out, in: {pid, tid, state, prio} dicts */
+    FXT_SYNTH_MESSAGE            /* a log record's "message" string */
+};
 
 typedef struct fxt_args_ctx {
     const fxt_provider *pv;      /* string table of the record's provider */
     const unsigned char *rec;    /* the record's first byte */
     const unsigned char *rec_end;
     unsigned char *shadow;       /* fxt_shadow_size(rec_end - rec) bytes */
+    /* the record's synthetic fields, as noted (reset for every record) */
+    unsigned synth_kind;         /* FXT_SYNTH_* */
+    fxt_synth_thread sw[2];      /* SWITCH: out, in */
+    tread_str message;           /* MESSAGE */
+    /* ... and as made by the first iterator of the record */
     unsigned nsynth;
     tread_arg synth[FXT_MAX_SYNTH];
 } fxt_args_ctx;

@@ -52,7 +52,7 @@ static inline void fxt_record_begin(fxt_decoder *d, const unsigned char *r, size
     rec->nargs = 0;
     d->actx.rec = r;
     d->actx.rec_end = r + len;
-    d->actx.nsynth = 0;
+    d->actx.synth_kind = FXT_SYNTH_NONE;
 }
 
 /* The raw hook (once per record; counts the record). */
@@ -258,36 +258,8 @@ static inline void fxt_set_thread(tread_event *ev, uint64_t pid, uint64_t tid)
  * fields, p is set even when n is 0). */
 static inline void fxt_set_args(fxt_decoder *d, tread_event *ev, const unsigned char *p, size_t n)
 {
-    if (n || d->actx.nsynth)
+    if (n || d->actx.synth_kind)
         ev->args = (tread_args){.data = p, .len = n, .encoding = TREAD_ARGS_FXT, .ctx = &d->actx};
-}
-
-/* Synthetic fields (see fxt_args.h): value v.u, or a string. */
-static inline tread_arg *fxt_synth_n(fxt_decoder *d, tread_arg_type type, const char *key,
-                                     size_t key_len, uint64_t v)
-{
-    fxt_args_ctx *c = &d->actx;
-    if (c->nsynth >= FXT_MAX_SYNTH)
-        return NULL;
-    tread_arg *a = &c->synth[c->nsynth++];
-    a->type = type;
-    a->key.ptr = key;
-    a->key.len = key_len;
-    a->depth = 0;
-    a->v.s.ptr = NULL;
-    a->v.s.len = 0;
-    a->v.u = v;
-    a->text.ptr = NULL;
-    a->text.len = 0;
-    return a;
-}
-/* key: a string literal */
-#define fxt_synth(d, type, key, v) fxt_synth_n((d), (type), (key), sizeof(key) - 1, (v))
-static inline void fxt_synth_str(fxt_decoder *d, const char *key, size_t key_len, tread_str s)
-{
-    tread_arg *a = fxt_synth_n(d, TREAD_ARG_STRING, key, key_len, 0);
-    if (a)
-        a->v.s = s;
 }
 
 /* The event records (fxt_events.c). */

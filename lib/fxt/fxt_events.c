@@ -276,7 +276,7 @@ int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
     rec->size_words = (h >> 4) & 0xfff;
     rec->args_offset = nargs ? (size_t)(args - r) : 0;
     rec->nargs = nargs;
-    d->actx.nsynth = 0;
+    d->actx.synth_kind = FXT_SYNTH_NONE;
     d->step = 2;
     d->raw_done = 1;
     d->c.records++;

@@ -160,7 +160,7 @@ int fxt_string_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t
     rec->nargs = 0;
     d->actx.rec = r;
     d->actx.rec_end = r + len;
-    d->actx.nsynth = 0;
+    d->actx.synth_kind = FXT_SYNTH_NONE;
     d->step = 1;
     d->raw_done = 1;
     d->c.records++;
@@ -353,20 +353,17 @@ static int rec_kernel_object(fxt_decoder *d, const unsigned char *r, size_t len,
 /* ---- scheduling, logs ----------------------------------------------------- */
 
 /* Context switches carry both threads as "out" and "in" dicts, as Fuchsia's
- * JSON export writes them; the event's own pid/tid is the outgoing thread. */
-static void synth_thread(fxt_decoder *d, const char *key, int have, uint64_t pid, int have_pid,
-                         uint64_t tid, int64_t state, int64_t prio)
+ * JSON export writes them; the event's own pid/tid is the outgoing thread.
+ * Noted here, made into arguments only if asked (fxt_args.h). */
+static inline void note_thread(fxt_synth_thread *t, int have, uint64_t pid, int have_pid,
+                               uint64_t tid, int64_t state, int64_t prio)
 {
-    fxt_synth_n(d, TREAD_ARG_DICT_BEGIN, key, strlen(key), 0);
-    if (have && have_pid)
-        fxt_synth(d, TREAD_ARG_KOID, "pid", pid);
-    if (have)
-        fxt_synth(d, TREAD_ARG_KOID, "tid", tid);
-    if (state >= 0)
-        fxt_synth(d, TREAD_ARG_INT, "state", (uint64_t)state);
-    if (prio >= 0)
-        fxt_synth(d, TREAD_ARG_INT, "prio", (uint64_t)prio);
-    fxt_synth_n(d, TREAD_ARG_DICT_END, NULL, 0, 0);
+    t->pid = pid;
+    t->tid = tid;
+    t->state = state;
+    t->prio = prio;
+    t->have = (unsigned char)have;
+    t->have_pid = (unsigned char)have_pid;
 }
 
 static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
@@ -393,8 +390,9 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
             fxt_set_thread(ev, opid, otid);
         else
             ev->flags |= TREAD_THREAD_UNRESOLVED;
-        synth_thread(d, "out", have_out, opid, 1, otid, state, oprio);
-        synth_thread(d, "in", have_in, ipid, 1, itid, -1, iprio);
+        d->actx.synth_kind = FXT_SYNTH_SWITCH;
+        note_thread(&d->actx.sw[0], have_out, opid, 1, otid, state, oprio);
+        note_thread(&d->actx.sw[1], have_in, ipid, 1, itid, -1, iprio);
         fxt_set_args(d, ev, end, 0);
         return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
     }
@@ -427,8 +425,9 @@ static int rec_scheduling(fxt_decoder *d, const unsigned char *r, size_t len, ui
     ev->flags |= TREAD_HAS_TID;
     if (st == 1) {
         ev->kind = TREAD_EVENT_CONTEXT_SWITCH;
-        synth_thread(d, "out", 1, 0, 0, fxt_load64(q + 8), (int64_t)fxt_bits(h, 36, 39), -1);
-        synth_thread(d, "in", 1, 0, 0, fxt_load64(q + 16), -1, -1);
+        d->actx.synth_kind = FXT_SYNTH_SWITCH;
+        note_thread(&d->actx.sw[0], 1, 0, 0, fxt_load64(q + 8), (int64_t)fxt_bits(h, 36, 39), -1);
+        note_thread(&d->actx.sw[1], 1, 0, 0, fxt_load64(q + 16), -1, -1);
     } else {
         ev->kind = TREAD_EVENT_WAKEUP;
     }
@@ -453,8 +452,8 @@ static int rec_log(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t 
         fxt_set_thread(ev, pid, tid);
     else
         ev->flags |= TREAD_THREAD_UNRESOLVED;
-    tread_str msg = {fxt_inline_str(&d->actx, at, n), n};
-    fxt_synth_str(d, "message", 7, msg);
+    d->actx.synth_kind = FXT_SYNTH_MESSAGE;
+    d->actx.message = (tread_str){fxt_inline_str(&d->actx, at, n), n};
     fxt_set_args(d, ev, end, 0);
     return fxt_emit_event(d, ev) ? FXT_PAUSE : FXT_OK;
 }
