@@ -1,5 +1,6 @@
 /*
- * The FXT decoder: framing (fxt_decoder.c), records to events
+ * The FXT decoder: framing (fxt_decoder.c, with the fast readers of plain
+ * event and string records inline from fxt_fast.h), records to events
  * (fxt_records.c, fxt_events.c, with the callbacks in fxt_emit.c), large
  * records streamed (fxt_large.c), per-provider tables (fxt_tables.c), lazy
  * arguments (fxt_args.c), ticks (fxt_time.c).

@@ -262,16 +262,30 @@ static inline void fxt_set_args(fxt_decoder *d, tread_event *ev, const unsigned 
         ev->args = (tread_args){.data = p, .len = n, .encoding = TREAD_ARGS_FXT, .ctx = &d->actx};
 }
 
+/* Event types 0..10 to event kinds (fxt_events.c). */
+extern const tread_event_kind fxt_event_kinds[11];
+
+/* The id word of async (5..7) and flow (8..10) events: both readers. */
+static inline void fxt_set_event_id(fxt_decoder *d, tread_event *ev, unsigned et, uint64_t w)
+{
+    ev->id_num = w;
+    ev->flags |= TREAD_HAS_ID | TREAD_HAS_ID_NUM;
+    if (et <= 7) {
+        ev->track_uuid = w;
+        ev->track_kind = TREAD_TRACK_ASYNC;
+        ev->flags |= TREAD_HAS_TRACK;
+        d->ev_dirty |= FXT_EV_ID | FXT_EV_TRACK;
+        return;
+    }
+    d->ev_dirty |= FXT_EV_ID | FXT_EV_FLOWS;
+    d->flow_id = w;
+    if (et == 10)
+        ev->terminating_flow_ids = (tread_ids){&d->flow_id, 1};
+    else
+        ev->flow_ids = (tread_ids){&d->flow_id, 1};
+}
+
 /* The event records (fxt_events.c). */
 int fxt_event_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h);
-/* An event record (header word h) at input offset off, read whole when it
- * is plain: FXT_OK, FXT_PAUSE, or FXT_SLOW (nothing done: fxt_record reads
- * it). Only where no step is to be skipped (d->resume_step 0). */
-int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off,
-                   uint64_t h);
-/* A string record (header word h), read whole when it is plain: FXT_OK or
- * FXT_SLOW (fxt_record reads it). Only where no step is to be skipped. */
-int fxt_string_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off,
-                    uint64_t h);
 
 #endif

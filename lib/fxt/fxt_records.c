@@ -137,38 +137,6 @@ static int rec_string(fxt_decoder *d, const unsigned char *r, size_t len, uint64
     return FXT_OK;
 }
 
-/* A string record read straight from the framing loop: the same table
- * store and raw hook as fxt_record (the chunk tests compare them), without
- * its per-record set-up. Anything unusual (index 0, a string past the
- * record or over the limit, a failed store) is left to fxt_record, which
- * repeats the store (idempotent) and reports. */
-int fxt_string_fast(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off, uint64_t h)
-{
-    unsigned idx = (unsigned)(h >> 16) & 0x7fffu;
-    size_t n = (size_t)(h >> 32) & 0x7fffu;
-    if (idx == 0 || fxt_pad8(n) > len - 8 || n > d->p->max_string_bytes ||
-        fxt_string_put(&d->tables, d->cur, idx, (const char *)r + 8, n) != 0)
-        return FXT_SLOW;
-    tread_fxt_record *rec = &d->rec;
-    rec->data = r;
-    rec->len = len;
-    rec->offset = off;
-    rec->header = h;
-    rec->type = FXT_REC_STRING;
-    rec->size_words = (h >> 4) & 0xfff;
-    rec->args_offset = 0;
-    rec->nargs = 0;
-    d->actx.rec = r;
-    d->actx.rec_end = r + len;
-    d->actx.synth_kind = FXT_SYNTH_NONE;
-    d->step = 1;
-    d->raw_done = 1;
-    d->c.records++;
-    d->c.by_type[FXT_REC_STRING]++;
-    tread__emit_fxt_record(d->p, rec);
-    return FXT_OK;
-}
-
 static int rec_thread(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t h)
 {
     unsigned idx = (unsigned)fxt_bits(h, 16, 23);

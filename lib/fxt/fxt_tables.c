@@ -146,7 +146,7 @@ fxt_provider *fxt_provider_get(fxt_tables *t, uint32_t id, int *created, int *rc
 void fxt_provider_reset(fxt_tables *t, fxt_provider *pv)
 {
     (void)t;
-    for (uint32_t i = 0; i < pv->string_slots; i++)
+    for (uint32_t i = 1; i < pv->string_slots; i++) /* [0] stays "" */
         pv->strings[i].len = FXT_STRING_UNSET;
     if (pv->threads)
         memset(pv->threads, 0, FXT_THREAD_SLOTS * sizeof *pv->threads);
@@ -178,6 +178,8 @@ int fxt_provider_set_name(fxt_tables *t, fxt_provider *pv, const char *s, size_t
     return 0;
 }
 
+static char *arena_take(fxt_tables *t, fxt_provider *pv, size_t n, int *rc);
+
 static int grow_strings(fxt_tables *t, fxt_provider *pv, unsigned idx)
 {
     uint32_t n = pv->string_slots ? pv->string_slots : 64;
@@ -200,6 +202,18 @@ static int grow_strings(fxt_tables *t, fxt_provider *pv, unsigned idx)
         s[i].cap = 0;
     }
     pv->strings = s;
+    if (pv->string_slots == 0) {
+        /* index 0, the empty string ref, resolves like any other index
+         * (one test fewer per ref in fxt_fast.h); nothing is stored to it */
+        pv->string_slots = n;
+        char *c = arena_take(t, pv, 16, &rc);
+        if (!c)
+            return rc;
+        c[0] = '\0';
+        s[0].ptr = c;
+        s[0].len = 0;
+        s[0].cap = 16;
+    }
     pv->string_slots = n;
     return 0;
 }

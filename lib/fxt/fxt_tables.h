@@ -26,6 +26,8 @@ typedef struct fxt_string {
                            registration to reuse) */
     uint32_t len, cap;  /* len FXT_STRING_UNSET: not registered */
 } fxt_string;
+/* Index 0 of a provider's table (once it has one) is the empty string, set
+ * when the table is made and never replaced or reset. */
 
 /* String storage: blocks bump-allocated, freed with the provider. A slot
  * whose string outgrows its room moves to one at least twice as large, so

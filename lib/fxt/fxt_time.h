@@ -55,10 +55,12 @@ static inline int fxt_rate_to_ns(const fxt_rate *r, uint64_t ticks, int64_t *ns)
         /* q <= x / div <= q + 2 (recip is at most 1 below (2^64-1)/div) */
         uint64_t q = (uint64_t)(((unsigned __int128)x * r->recip) >> 64);
         uint64_t rem = x - q * r->div;
-        while (rem >= r->div) {
-            q++;
-            rem -= r->div;
-        }
+        /* the two corrections without branches: whether each applies
+         * depends on the value, a misprediction as often as not */
+        uint64_t c = rem >= r->div;
+        q += c;
+        rem -= r->div & (0 - c);
+        q += rem >= r->div;
         v = q;
 #else
         v = x / r->div;

@@ -46,8 +46,10 @@ enum {
 
 #if defined(__GNUC__)
 #define FXT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define FXT_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define FXT_UNLIKELY(x) (x)
+#define FXT_LIKELY(x) (x)
 #endif
 
 /* Largest size of a normal record: 12-bit size field, in bytes. */

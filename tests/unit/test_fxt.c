@@ -1,6 +1,8 @@
 /* FXT decoder: hand-built records of every type through the public API
  * (events, warnings, errors, blob pieces, the raw hook, counters). */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tread.h>
@@ -854,6 +856,223 @@ static void test_string_fast_stops(void)
     fxb_free(&b);
 }
 
+/* ---- the fast readers against the general one ----
+ * Every field of every event, set or not (the flags do not say which of
+ * the event's fields were written, so a field left over from the record
+ * before would slip past a dump that follows them), for records of every
+ * kind the fast readers take, each followed by every other: read whole
+ * (the fast readers) and one byte at a time (every record gathered, read
+ * by fxt_record). */
+
+typedef struct strict {
+    char *text;
+    size_t len, cap;
+} strict;
+
+static void strict_put(strict *s, const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = (int)sizeof line - 1;
+    if (s->len + (size_t)n + 1 > s->cap) {
+        s->cap = (s->cap + (size_t)n + 1) * 2;
+        s->text = realloc(s->text, s->cap);
+        CHECK(s->text != NULL);
+        if (!s->text)
+            exit(1);
+    }
+    memcpy(s->text + s->len, line, (size_t)n + 1);
+    s->len += (size_t)n;
+}
+
+static void strict_str(strict *s, const char *what, tread_str v)
+{
+    if (!v.ptr)
+        strict_put(s, " %s=NULL", what);
+    else
+        strict_put(s, " %s=\"%.*s\"", what, (int)v.len, v.ptr);
+}
+
+static int on_strict(void *user, const tread_event *e)
+{
+    strict *s = user;
+    uint64_t value_bits;
+    memcpy(&value_bits, &e->value, sizeof value_bits);
+    strict_put(s, "%s flags=%" PRIx32 " ts=%" PRId64 " dur=%" PRId64 " pid=%" PRId64
+                  " tid=%" PRId64 " cpu=%" PRId64 " id=%" PRIu64 " track=%" PRIu64 "/%d"
+                  " scope=%d meta=%d value=%" PRIx64 "/%" PRId64 " off=%" PRIu64,
+               tread_event_kind_name(e->kind), e->flags, e->ts, e->dur, e->pid, e->tid, e->cpu,
+               e->id_num, e->track_uuid, (int)e->track_kind, (int)e->scope, (int)e->meta,
+               value_bits, e->value_int, e->offset);
+    strict_put(s, " flows=%zu/%d", e->flow_ids.n, e->flow_ids.v != NULL);
+    for (size_t i = 0; i < e->flow_ids.n; i++)
+        strict_put(s, ",%" PRIu64, e->flow_ids.v[i]);
+    strict_put(s, " ends=%zu/%d", e->terminating_flow_ids.n, e->terminating_flow_ids.v != NULL);
+    for (size_t i = 0; i < e->terminating_flow_ids.n; i++)
+        strict_put(s, ",%" PRIu64, e->terminating_flow_ids.v[i]);
+    strict_str(s, "name", e->name);
+    strict_str(s, "cat", e->cat);
+    strict_str(s, "series", e->series);
+    strict_str(s, "meta_str", e->meta_str);
+    strict_put(s, " args=%d/%zu/%d/%d:", (int)e->args.encoding, e->args.len,
+               e->args.data != NULL, e->args.ctx != NULL);
+    tread_args_iter it;
+    tread_arg a;
+    tread_args_iter_init(&it, &e->args);
+    while (tread_args_next(&it, &a)) {
+        strict_put(s, " %.*s=%s/%d/%" PRIu64, (int)a.key.len, a.key.ptr ? a.key.ptr : "",
+                   tread_arg_type_name(a.type), a.depth,
+                   a.type == TREAD_ARG_STRING ? (uint64_t)a.v.s.len : a.v.u);
+        if (a.type == TREAD_ARG_STRING)
+            strict_put(s, "\"%.*s\"", (int)a.v.s.len, a.v.s.ptr);
+    }
+    strict_put(s, "\n");
+    return 0;
+}
+
+static void strict_parse(const fxb *b, size_t chunk, strict *s)
+{
+    memset(s, 0, sizeof *s);
+    tread_parser *p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_FXT), 0);
+    const tread_callbacks cb = {.event = on_strict};
+    tread_set_callbacks(p, &cb, s);
+    tread_status st = TREAD_STATUS_OK;
+    for (size_t o = 0; o < b->len && st == TREAD_STATUS_OK; o += chunk)
+        st = tread_feed(p, b->d + o, b->len - o < chunk ? b->len - o : chunk);
+    if (st == TREAD_STATUS_OK)
+        st = tread_finish(p);
+    CHECK_EQ_INT(st, TREAD_STATUS_OK);
+    tread_parser_free(p);
+}
+
+enum { KINDS = 19 };
+
+/* Record k of the kinds the fast readers take (and a few they leave to
+ * fxt_record, so that the general reader's events come between). */
+static void some_record(fxb *b, int k)
+{
+    uint64_t v, dbl;
+    double x = -0.5;
+    memcpy(&dbl, &x, sizeof dbl);
+    size_t s;
+    switch (k) {
+    case 0: /* instant without a scope word, an argument */
+        s = fxb_event(b, 0, 1, 1, 1, 2, 1000);
+        fxb_arg(b, 1, "n", 5, NULL, 0);
+        break;
+    case 1: /* instant with a scope word */
+        s = fxb_event(b, 0, 0, 1, 1, 2, 1001);
+        fxb_word(b, 1);
+        break;
+    case 2: /* counter with two series */
+        s = fxb_event(b, 1, 2, 1, 1, 2, 1002);
+        fxb_arg(b, 1, "i", 7, NULL, 0);
+        fxb_arg(b, 5, "d", 0, &dbl, 1);
+        fxb_word(b, 31);
+        break;
+    case 3:
+    case 4:
+        s = fxb_event(b, (unsigned)k - 1, 0, 1, 1, 2, 1003);
+        break;
+    case 5: /* complete, inline thread and name */
+        s = fxb_event(b, 4, 0, 0, 1, FXB_INLINE(3), 1004);
+        fxb_word(b, 900);
+        fxb_word(b, 901);
+        fxb_stream(b, "abc", 3);
+        fxb_word(b, 2000);
+        break;
+    case 6:
+    case 7:
+    case 8:
+    case 9:
+    case 10:
+    case 11: /* async and flow: an id word */
+        s = fxb_event(b, (unsigned)k - 1, 1, 1, 1, 2, 1000 + (uint64_t)k);
+        fxb_arg(b, 6, "s", FXB_INLINE(2), (v = 'h' | 'i' << 8, &v), 1);
+        fxb_word(b, 40 + (uint64_t)k);
+        break;
+    case 12: /* context switch with an argument */
+        s = fxb_begin(b, 8 | (1u << 16) | (3u << 20) | (UINT64_C(2) << 36) | (UINT64_C(1) << 60));
+        fxb_word(b, 1012);
+        fxb_word(b, 101);
+        fxb_word(b, 301);
+        fxb_arg(b, 1, "w", 7, NULL, 0);
+        break;
+    case 13: /* wakeup, no arguments */
+        s = fxb_begin(b, 8 | (4u << 20) | (UINT64_C(2) << 60));
+        fxb_word(b, 1013);
+        fxb_word(b, 301);
+        break;
+    case 14: /* legacy context switch (general reader) */
+        s = fxb_begin(b, 8 | (2u << 16) | (3u << 24) | (UINT64_C(1) << 28) | (UINT64_C(9) << 44));
+        fxb_word(b, 1014);
+        fxb_word(b, 300);
+        fxb_word(b, 301);
+        break;
+    case 15: /* log, its thread from the table */
+        s = fxb_begin(b, 9 | (UINT64_C(5) << 16) | (UINT64_C(1) << 32));
+        fxb_word(b, 1015);
+        fxb_stream(b, "hello", 5);
+        break;
+    case 16: /* thread record */
+        s = fxb_begin(b, 3 | (2u << 16));
+        fxb_word(b, 700);
+        fxb_word(b, 701);
+        break;
+    case 17: /* kernel object: a thread's name (general reader) */
+        s = fxb_begin(b, 7 | (2u << 16) | ((uint64_t)FXB_INLINE(3) << 24) | (UINT64_C(1) << 40));
+        fxb_word(b, 501);
+        fxb_stream(b, "thr", 3);
+        fxb_arg(b, 8, "process", 0, (v = 500, &v), 1);
+        break;
+    default: /* a string record */
+        fxb_string(b, 3, "strung");
+        return;
+    }
+    fxb_end(b, s);
+}
+
+static void test_fast_readers_match(void)
+{
+    fxb b;
+    fxb_init(&b);
+    fxb_magic(&b);
+    fxb_provider_info(&b, 7, "prov");
+    fxb_init_record(&b, 25000000); /* 40 ns a tick: the rate's multiply path */
+    fxb_string(&b, 1, "cat");
+    fxb_string(&b, 2, "name");
+    fxb_thread(&b, 1, 100, 101);
+    for (int i = 0; i < KINDS; i++)
+        for (int j = 0; j < KINDS; j++) {
+            some_record(&b, i);
+            some_record(&b, j);
+        }
+    strict whole, bytes;
+    strict_parse(&b, b.len, &whole);
+    strict_parse(&b, 1, &bytes);
+    CHECK(whole.text && bytes.text && strcmp(whole.text, bytes.text) == 0);
+    if (whole.text && bytes.text && strcmp(whole.text, bytes.text) != 0)
+        dump_show_difference(bytes.text, whole.text);
+    /* what the records make, so that the comparison is of something */
+    CHECK(whole.text && strstr(whole.text, "counter flags") != NULL);
+    CHECK(whole.text && strstr(whole.text, "out=dict_begin") != NULL);
+    CHECK(whole.text && strstr(whole.text, "message=string/0/5\"hello\"") != NULL);
+    CHECK(whole.text && strstr(whole.text, " scope=2 ") != NULL);
+    CHECK(whole.text && strstr(whole.text, "flows=1/1,49") != NULL);
+    CHECK(whole.text && strstr(whole.text, "ends=1/1,51") != NULL);
+    CHECK(whole.text && strstr(whole.text, " dur=39840 ") != NULL);
+    free(whole.text);
+    free(bytes.text);
+    fxb_free(&b);
+}
+
 int main(void)
 {
     test_event_types();
@@ -869,5 +1088,6 @@ int main(void)
     test_metadata_and_limits();
     test_large_header_at_end();
     test_string_fast_stops();
+    test_fast_readers_match();
     return TEST_EXIT();
 }
