@@ -68,6 +68,22 @@ static inline void fast_no_args(tread_event *ev)
     ev->args.ctx = NULL;
 }
 
+/* The record's argument words [args, aend) as the event's args, as
+ * fxt_set_args makes them: none when there are none and no synthetic
+ * fields (synth) come first. */
+static inline void fast_args(fxt_decoder *d, tread_event *ev, const unsigned char *args,
+                             const unsigned char *aend, int synth)
+{
+    if (synth || aend != args) {
+        ev->args.data = args;
+        ev->args.len = (size_t)(aend - args);
+        ev->args.encoding = TREAD_ARGS_FXT;
+        ev->args.ctx = &d->actx;
+    } else {
+        fast_no_args(ev);
+    }
+}
+
 /* A string record: the table store and the raw hook, without fxt_record's
  * per-record set-up. Anything unusual (index 0, a string past the record
  * or over the limit, a failed store) is left to fxt_record, which repeats
@@ -185,14 +201,7 @@ static inline int fxt_event_fast(fxt_decoder *d, const unsigned char *r, size_t 
     ev->tid = (int64_t)tid;
     ev->name = name;
     ev->cat = cat;
-    if (aend != args) {
-        ev->args.data = args;
-        ev->args.len = (size_t)(aend - args);
-        ev->args.encoding = TREAD_ARGS_FXT;
-        ev->args.ctx = &d->actx;
-    } else {
-        fast_no_args(ev);
-    }
+    fast_args(d, ev, args, aend, 0);
     switch (et) {
     case 0:
         if (end - aend >= 8 && (w = fxt_load64(aend)) <= 2) {
@@ -318,14 +327,7 @@ static inline int fxt_sched_fast(fxt_decoder *d, const unsigned char *r, size_t 
         c->sw[1] = (fxt_synth_thread){.tid = fxt_load64(q + 16), .state = -1, .prio = -1,
                                       .have = 1};
     }
-    if (st == 1 || aend != args) {
-        ev->args.data = args;
-        ev->args.len = (size_t)(aend - args);
-        ev->args.encoding = TREAD_ARGS_FXT;
-        ev->args.ctx = &d->actx;
-    } else {
-        fast_no_args(ev);
-    }
+    fast_args(d, ev, args, aend, st == 1);
     return tread__emit_inline(d->p, ev) ? FXT_PAUSE : FXT_OK;
 }
 
