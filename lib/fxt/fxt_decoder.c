@@ -323,7 +323,10 @@ static size_t fd_counters(const void *dec, tread_counter *out, size_t max)
 {
     const fxt_decoder *d = dec;
     size_t n = 0;
-    n = tread__counter_put(out, max, n, "records", d->c.records);
+    uint64_t records = 0; /* every record is counted once, by its type */
+    for (int t = 0; t < 16; t++)
+        records += d->c.by_type[t];
+    n = tread__counter_put(out, max, n, "records", records);
     for (int t = 0; t < 16; t++)
         n = tread__counter_put(out, max, n, type_counter_names[t], d->c.by_type[t]);
     n = tread__counter_put(out, max, n, "providers", d->tables.count);

@@ -56,8 +56,7 @@ typedef struct fxt_large {
 } fxt_large;
 
 typedef struct fxt_counters {
-    uint64_t records;
-    uint64_t by_type[16];
+    uint64_t by_type[16];       /* records read, by type (their sum: all) */
     uint64_t provider_sections;
     uint64_t string_misses, thread_misses;
     uint64_t index0_ignored;

@@ -63,7 +63,6 @@ static inline void fxt_emit_raw(fxt_decoder *d)
     d->raw_done = 1;
     if (!fxt_step(d))
         return;
-    d->c.records++;
     d->c.by_type[d->rec.type]++;
     tread__emit_fxt_record(d->p, &d->rec);
 }

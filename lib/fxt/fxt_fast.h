@@ -34,12 +34,11 @@ static inline void fast_raw(fxt_decoder *d, const unsigned char *r, size_t len, 
     rec->size_words = (h >> 4) & 0xfff;
     rec->args_offset = args_offset;
     rec->nargs = nargs;
-    d->actx.rec = r;
+    d->actx.rec = r; /* fxt_event_fast set these already: the same */
     d->actx.rec_end = r + len;
     d->actx.synth_kind = FXT_SYNTH_NONE;
     d->step = steps;
     d->raw_done = 1;
-    d->c.records++;
     d->c.by_type[type]++;
     tread__emit_fxt_record(d->p, rec);
 }
