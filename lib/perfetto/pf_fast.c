@@ -1,8 +1,8 @@
 /*
  * The fast reader of the common Perfetto packets: a TracePacket that holds
  * a timestamp (and its clock id), a sequence id and flags, and one
- * TrackEvent with a type, a name (iid or string), at most one category
- * iid, a track uuid (or the sequence's default track), a counter value,
+ * TrackEvent with a type, a name (iid or string), up to FAST_MAX_CATS
+ * category iids (packed or not), a track uuid (or the sequence's default track), a counter value,
  * extra counter values on the sequence's default extra-counter tracks,
  * flow ids, and any number of fields left to the lazy args codec (debug
  * annotations, typed fields). That is almost every packet of the SDK and
@@ -143,11 +143,16 @@ static int skip_value(const unsigned char **pp, const unsigned char *end, unsign
     }
 }
 
+/* Category iids the fast reader joins itself (more: the general reader). */
+#define FAST_MAX_CATS 8
+
 typedef struct fast_te {
     int type;
-    int has_name, has_name_iid, has_cat, has_track, has_cv, has_dcv, has_x;
+    int has_name, has_name_iid, has_track, has_cv, has_dcv, has_x;
     tread_str name;
-    uint64_t name_iid, cat_iid, track;
+    uint64_t name_iid, track;
+    size_t ncat;
+    uint64_t cat[FAST_MAX_CATS];
     int64_t cv;
     double dcv;
     size_t nx;
@@ -166,11 +171,11 @@ static int add_flow(tread_buf *b, uint64_t v)
 static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t, uint64_t off)
 {
     t->type = 0;
-    t->has_name = t->has_name_iid = t->has_cat = t->has_track = 0;
+    t->has_name = t->has_name_iid = t->has_track = 0;
     t->has_cv = t->has_dcv = t->has_x = 0;
-    t->nx = 0;
+    t->nx = t->ncat = 0;
     t->name.ptr = NULL, t->name.len = 0;
-    t->name_iid = t->cat_iid = t->track = 0;
+    t->name_iid = t->track = 0;
     t->cv = 0, t->dcv = 0;
     d->flowbuf.len = 0;
     d->tflowbuf.len = 0;
@@ -199,14 +204,28 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
             t->has_name = 1, t->name.ptr = (const char *)data, t->name.len = n;
             break;
         case TAG(TE_CATEGORY_IIDS, PF_WIRE_VARINT):
-            if (t->has_cat)
+            if (t->ncat == FAST_MAX_CATS)
                 return PF_FAST_CATEGORIES;
-            if (!rd_varint(&p, end, &t->cat_iid))
+            if (!rd_varint(&p, end, &t->cat[t->ncat]))
                 return PF_FAST_MALFORMED;
-            t->has_cat = 1;
+            t->ncat++;
             break;
-        case TAG(TE_CATEGORY_IIDS, PF_WIRE_LEN):
-            return PF_FAST_CATEGORIES; /* packed */
+        case TAG(TE_CATEGORY_IIDS, PF_WIRE_LEN): {
+            /* packed (Chrome writes several categories so) */
+            if (!rd_len(&p, end, &data, &n))
+                return PF_FAST_MALFORMED;
+            if (!n)
+                return PF_FAST_CATEGORIES; /* present but empty: no category */
+            const unsigned char *e = data + n;
+            while (data < e) {
+                if (t->ncat == FAST_MAX_CATS)
+                    return PF_FAST_CATEGORIES;
+                if (!rd_varint(&data, e, &t->cat[t->ncat]))
+                    return PF_FAST_MALFORMED;
+                t->ncat++;
+            }
+            break;
+        }
         case TAG(TE_TRACK_UUID, PF_WIRE_VARINT):
             if (!rd_varint(&p, end, &t->track))
                 return PF_FAST_MALFORMED;
@@ -321,6 +340,32 @@ static inline int fast_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t ii
     return pf_lookup_str(d, s, field, iid, out, off, what);
 }
 
+/* Several category iids: looked up in order and joined with ',' in the
+ * decoder's category buffer, as pf_track_event joins them (an empty
+ * string adds no comma before the next). 0, or -1 after tread__fail. */
+static int join_cats(pf_decoder *d, pf_seq *s, const fast_te *t, pf_qitem *q)
+{
+    tread_event *ev = &q->ev;
+    tread_buf *b = &d->catbuf;
+    b->len = 0;
+    for (size_t i = 0; i < t->ncat; i++) {
+        tread_str c;
+        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[i], &c, ev->offset, "category"))
+            ev->flags |= TREAD_CAT_UNRESOLVED;
+        if ((b->len && tread_buf_append(b, ",", 1)) || tread_buf_append(b, c.ptr, c.len))
+            goto nomem;
+    }
+    if (tread_buf_append(b, "", 1))
+        goto nomem;
+    ev->cat.ptr = (const char *)b->data;
+    ev->cat.len = b->len - 1;
+    q->nul |= PF_NUL_CAT;
+    return 0;
+nomem:
+    tread__fail(d->p, TREAD_ERROR_NOMEM, ev->offset, "out of memory");
+    return -1;
+}
+
 static const unsigned char te_phase[5] = {0, 'B', 'E', 'i', 'C'};
 static const tread_event_kind te_kind[5] = {TREAD_EVENT_UNKNOWN, TREAD_EVENT_SLICE_BEGIN,
                                             TREAD_EVENT_SLICE_END, TREAD_EVENT_INSTANT,
@@ -351,10 +396,12 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             ev->flags |= TREAD_NAME_UNRESOLVED;
         q->nul |= PF_NUL_NAME;
     }
-    if (t->has_cat) {
-        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat_iid, &ev->cat, off, "category"))
+    if (t->ncat == 1) {
+        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[0], &ev->cat, off, "category"))
             ev->flags |= TREAD_CAT_UNRESOLVED;
         q->nul |= PF_NUL_CAT;
+    } else if (t->ncat && join_cats(d, s, t, q)) {
+        return -1;
     }
 
     uint64_t uuid = t->has_track ? t->track : s->has_default_track ? s->default_track : 0;

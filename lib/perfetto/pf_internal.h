@@ -204,7 +204,8 @@ enum {
                                 timestamps, categories as strings, extra
                                 counter uuids, correlation ids, ...) */
     PF_FAST_TE_TYPE,         /* no type, or not one of the four */
-    PF_FAST_CATEGORIES,      /* more than one category iid */
+    PF_FAST_CATEGORIES,      /* more than 8 category iids (pf_fast.c
+                                FAST_MAX_CATS), or an empty packed list */
     PF_FAST_EXTRA_COUNTERS,  /* extra counter values beyond the sequence's
                                 default uuids (or more than
                                 PF_MAX_EXTRA_COUNTERS) */

@@ -297,15 +297,29 @@ static void test_declined(void)
     te_init(&te, 7);
     declined_for("type 7", PF_FAST_TE_TYPE, 1, 2000, &te, NULL);
     pb_free(&te);
-    /* categories: two iids, packed iids */
+    /* categories: more iids than the fast reader joins (one by one,
+     * packed, both), an empty packed list */
     te_init(&te, 3);
-    pb_varint(&te, 3, 1);
-    pb_varint(&te, 3, 2);
-    declined_for("two category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    for (int i = 0; i < 9; i++)
+        pb_varint(&te, 3, 1 + (i & 1));
+    declined_for("nine category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
     pb_free(&te);
     te_init(&te, 3);
-    pb_bytes(&te, 3, "\1\2", 2);
-    declined_for("packed category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_bytes(&te, 3, "\1\2\1\2\1\2\1\2\1", 9);
+    declined_for("nine packed category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_varint(&te, 3, 1);
+    pb_bytes(&te, 3, "\1\2\1\2\1\2\1\2", 8);
+    declined_for("nine category iids, one then packed", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "", 0);
+    declined_for("empty packed category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\1\x80", 2);
+    declined_for("packed category iids cut short", PF_FAST_MALFORMED, 1, 2000, &te, NULL);
     pb_free(&te);
     /* extra counter values beyond the two default tracks */
     te_init(&te, 4);
@@ -365,6 +379,42 @@ static void test_taken(void)
     pb_varint(&te, 10, 9);
     pb_varint(&te, 3, 9);
     te_packet(&t, 1, 2200, &te), n++;
+    pb_free(&te);
+    /* several category iids, joined: one by one, packed, both, a missing
+     * one (warned; "" adds no comma), eight (the most), on a counter
+     * with extra values (their events take the joined categories) */
+    te_init(&te, 1);
+    pb_varint(&te, 3, 1);
+    pb_varint(&te, 3, 2);
+    te_packet(&t, 1, 2210, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\2\1", 2);
+    te_packet(&t, 1, 2220, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\1", 1);
+    te_packet(&t, 1, 2225, &te), n++;
+    pb_free(&te);
+    te_init(&te, 2);
+    pb_varint(&te, 3, 2);
+    pb_bytes(&te, 3, "\1\2", 2);
+    pb_varint(&te, 3, 1);
+    te_packet(&t, 1, 2230, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\x09\1\x0a", 3);
+    te_packet(&t, 1, 2240, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\1\2\1\2\1\2\1\2", 8);
+    te_packet(&t, 1, 2250, &te), n++;
+    pb_free(&te);
+    pb_init(&te);
+    pb_varint(&te, 9, 4);
+    pb_bytes(&te, 3, "\1\2", 2);
+    pb_bytes(&te, 12, "\3\4", 2);
+    te_packet(&t, 1, 2260, &te), n++;
     pb_free(&te);
     /* an explicit track (unknown: counted), the default track */
     te_init(&te, 3);
