@@ -146,16 +146,25 @@ static int skip_value(const unsigned char **pp, const unsigned char *end, unsign
 /* Category iids the fast reader joins itself (more: the general reader). */
 #define FAST_MAX_CATS 8
 
-typedef struct fast_te {
+/* Bits of fast_te.has: which fields were seen (a member is read only when
+ * its bit is set, so that one store resets them all). */
+enum { FT_NAME = 1, FT_NAME_IID = 2, FT_TRACK = 4, FT_CV = 8, FT_DCV = 16, FT_X = 32 };
+
+/* The scalars of a TrackEvent, reset with one assignment (a few vector
+ * stores); the lists after them are read only up to their counts. */
+typedef struct fast_scalars {
     int type;
-    int has_name, has_name_iid, has_track, has_cv, has_dcv, has_x;
+    unsigned has;              /* FT_* */
     tread_str name;
     uint64_t name_iid, track;
-    size_t ncat;
-    uint64_t cat[FAST_MAX_CATS];
     int64_t cv;
     double dcv;
-    size_t nx;
+    size_t ncat, nx;
+} fast_scalars;
+
+typedef struct fast_te {
+    fast_scalars f;
+    uint64_t cat[FAST_MAX_CATS];
     uint64_t x[PF_MAX_EXTRA_COUNTERS];
 } fast_te;
 
@@ -170,13 +179,8 @@ static int add_flow(tread_buf *b, uint64_t v)
  * PF_FAST_DONE, or a reason. */
 static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t, uint64_t off)
 {
-    t->type = 0;
-    t->has_name = t->has_name_iid = t->has_track = 0;
-    t->has_cv = t->has_dcv = t->has_x = 0;
-    t->nx = t->ncat = 0;
-    t->name.ptr = NULL, t->name.len = 0;
-    t->name_iid = t->track = 0;
-    t->cv = 0, t->dcv = 0;
+    static const fast_scalars zero;
+    t->f = zero;
     d->flowbuf.len = 0;
     d->tflowbuf.len = 0;
     const unsigned char *p = m, *end = m + len;
@@ -191,24 +195,24 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
         case TAG(TE_TYPE, PF_WIRE_VARINT):
             if (!rd_varint(&p, end, &v))
                 return PF_FAST_MALFORMED;
-            t->type = (int)(int32_t)v;
+            t->f.type = (int)(int32_t)v;
             break;
         case TAG(TE_NAME_IID, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &t->name_iid))
+            if (!rd_varint(&p, end, &t->f.name_iid))
                 return PF_FAST_MALFORMED;
-            t->has_name_iid = 1;
+            t->f.has |= FT_NAME_IID;
             break;
         case TAG(TE_NAME, PF_WIRE_LEN):
             if (!rd_len(&p, end, &data, &n))
                 return PF_FAST_MALFORMED;
-            t->has_name = 1, t->name.ptr = (const char *)data, t->name.len = n;
+            t->f.has |= FT_NAME, t->f.name.ptr = (const char *)data, t->f.name.len = n;
             break;
         case TAG(TE_CATEGORY_IIDS, PF_WIRE_VARINT):
-            if (t->ncat == FAST_MAX_CATS)
+            if (t->f.ncat == FAST_MAX_CATS)
                 return PF_FAST_CATEGORIES;
-            if (!rd_varint(&p, end, &t->cat[t->ncat]))
+            if (!rd_varint(&p, end, &t->cat[t->f.ncat]))
                 return PF_FAST_MALFORMED;
-            t->ncat++;
+            t->f.ncat++;
             break;
         case TAG(TE_CATEGORY_IIDS, PF_WIRE_LEN): {
             /* packed (Chrome writes several categories so) */
@@ -218,49 +222,49 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
                 return PF_FAST_CATEGORIES; /* present but empty: no category */
             const unsigned char *e = data + n;
             while (data < e) {
-                if (t->ncat == FAST_MAX_CATS)
+                if (t->f.ncat == FAST_MAX_CATS)
                     return PF_FAST_CATEGORIES;
-                if (!rd_varint(&data, e, &t->cat[t->ncat]))
+                if (!rd_varint(&data, e, &t->cat[t->f.ncat]))
                     return PF_FAST_MALFORMED;
-                t->ncat++;
+                t->f.ncat++;
             }
             break;
         }
         case TAG(TE_TRACK_UUID, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &t->track))
+            if (!rd_varint(&p, end, &t->f.track))
                 return PF_FAST_MALFORMED;
-            t->has_track = 1;
+            t->f.has |= FT_TRACK;
             break;
         case TAG(TE_COUNTER_VALUE, PF_WIRE_VARINT):
             if (!rd_varint(&p, end, &v))
                 return PF_FAST_MALFORMED;
-            t->has_cv = 1, t->cv = (int64_t)v;
+            t->f.has |= FT_CV, t->f.cv = (int64_t)v;
             break;
         case TAG(TE_DOUBLE_COUNTER_VALUE, PF_WIRE_FIXED64):
             if (end - p < 8)
                 return PF_FAST_MALFORMED;
-            t->has_dcv = 1, t->dcv = pf_double(pf_le64(p));
+            t->f.has |= FT_DCV, t->f.dcv = pf_double(pf_le64(p));
             p += 8;
             break;
         case TAG(TE_EXTRA_COUNTER_VALUES, PF_WIRE_VARINT):
-            t->has_x = 1;
-            if (t->nx == PF_MAX_EXTRA_COUNTERS)
+            t->f.has |= FT_X;
+            if (t->f.nx == PF_MAX_EXTRA_COUNTERS)
                 return PF_FAST_EXTRA_COUNTERS;
-            if (!rd_varint(&p, end, &t->x[t->nx]))
+            if (!rd_varint(&p, end, &t->x[t->f.nx]))
                 return PF_FAST_MALFORMED;
-            t->nx++;
+            t->f.nx++;
             break;
         case TAG(TE_EXTRA_COUNTER_VALUES, PF_WIRE_LEN): {
-            t->has_x = 1;
+            t->f.has |= FT_X;
             if (!rd_len(&p, end, &data, &n))
                 return PF_FAST_MALFORMED;
             const unsigned char *e = data + n;
             while (data < e) {
-                if (t->nx == PF_MAX_EXTRA_COUNTERS)
+                if (t->f.nx == PF_MAX_EXTRA_COUNTERS)
                     return PF_FAST_EXTRA_COUNTERS;
-                if (!rd_varint(&data, e, &t->x[t->nx]))
+                if (!rd_varint(&data, e, &t->x[t->f.nx]))
                     return PF_FAST_MALFORMED;
-                t->nx++;
+                t->f.nx++;
             }
             break;
         }
@@ -303,7 +307,7 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
         }
         }
     }
-    if (t->type < 1 || t->type > 4)
+    if (t->f.type < 1 || t->f.type > 4)
         return PF_FAST_TE_TYPE;
     return PF_FAST_DONE;
 }
@@ -348,7 +352,7 @@ static int join_cats(pf_decoder *d, pf_seq *s, const fast_te *t, pf_qitem *q)
     tread_event *ev = &q->ev;
     tread_buf *b = &d->catbuf;
     b->len = 0;
-    for (size_t i = 0; i < t->ncat; i++) {
+    for (size_t i = 0; i < t->f.ncat; i++) {
         tread_str c;
         if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[i], &c, ev->offset, "category"))
             ev->flags |= TREAD_CAT_UNRESOLVED;
@@ -386,30 +390,32 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     ev->args.data = m;
     ev->args.len = len;
     ev->args.encoding = TREAD_ARGS_PERFETTO;
-    ev->kind = te_kind[t->type];
-    ev->phase = te_phase[t->type];
+    ev->kind = te_kind[t->f.type];
+    ev->phase = te_phase[t->f.type];
 
-    if (t->has_name) {
-        ev->name = t->name;
-    } else if (t->has_name_iid) {
-        if (fast_str(d, s, PF_INTERN_EVENT_NAMES, t->name_iid, &ev->name, off, "event name"))
+    if (t->f.has & FT_NAME) {
+        ev->name = t->f.name;
+    } else if (t->f.has & FT_NAME_IID) {
+        if (fast_str(d, s, PF_INTERN_EVENT_NAMES, t->f.name_iid, &ev->name, off, "event name"))
             ev->flags |= TREAD_NAME_UNRESOLVED;
         q->nul |= PF_NUL_NAME;
     }
-    if (t->ncat == 1) {
+    if (t->f.ncat == 1) {
         if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[0], &ev->cat, off, "category"))
             ev->flags |= TREAD_CAT_UNRESOLVED;
         q->nul |= PF_NUL_CAT;
-    } else if (t->ncat && join_cats(d, s, t, q)) {
+    } else if (t->f.ncat && join_cats(d, s, t, q)) {
         return -1;
     }
 
-    uint64_t uuid = t->has_track ? t->track : s->has_default_track ? s->default_track : 0;
+    uint64_t uuid = (t->f.has & FT_TRACK) ? t->f.track : s->has_default_track ? s->default_track : 0;
     const pf_track *tr = pf_resolve_track(d, s, uuid, ev);
 
     if (ev->kind == TREAD_EVENT_COUNTER) {
-        if (t->has_cv || t->has_dcv) {
-            if (pf_set_counter(d, s, tr, q, t->has_cv, t->cv, t->dcv))
+        if (t->f.has & (FT_CV | FT_DCV)) {
+            /* (an integer value wins, as in pf_track_event) */
+            int is_int = (t->f.has & FT_CV) != 0;
+            if (pf_set_counter(d, s, tr, q, is_int, t->f.cv, t->f.dcv))
                 return -1;
         } else {
             tread_str tn = pf_track_name(d, tr);
@@ -425,12 +431,12 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     ev->terminating_flow_ids.n = d->tflowbuf.len / 8;
     /* interned names and categories, track names: NUL-terminated where
      * they are; only a literal name needs the delivery's copy */
-    q->plain = !t->has_name;
+    q->plain = !(t->f.has & FT_NAME);
 
     /* extra counters: one COUNTER event per value, on the sequence's
      * default extra-counter tracks (read_te checked there are enough) */
     const pf_u64list *uuids = &s->default_extra[0];
-    for (size_t i = 0; i < t->nx; i++) {
+    for (size_t i = 0; i < t->f.nx; i++) {
         pf_qitem *xq = queue_fast(d, base);
         if (!xq)
             return -1;
@@ -532,7 +538,7 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     int rc = read_te(d, te, te_len, &t, off);
     if (rc != PF_FAST_DONE)
         return rc;
-    if (t.has_x && t.nx > s->default_extra[0].n)
+    if ((t.f.has & FT_X) && t.f.nx > s->default_extra[0].n)
         return PF_FAST_EXTRA_COUNTERS;
 
     /* decided: what process_packet does for such a packet */
