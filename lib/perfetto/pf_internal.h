@@ -109,6 +109,7 @@ typedef struct pf_seq {
     int64_t pid, tid;
     int64_t ts_us, tt_us, ti;  /* legacy delta-encoded references */
     pf_args_ctx actx;          /* what lazy args look interned data up in */
+    pf_clock_memo clock_memo;  /* the last clock its timestamps were on */
     /* recently found entries, direct-mapped on (field, iid); emptied when
      * the store moves or is cleared (entries are never removed otherwise) */
     struct pf_icache {
@@ -581,7 +582,9 @@ static inline void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t 
                              pf_base *base)
 {
     int64_t abs, out;
-    int rc = pf_clocks_convert(d->clocks, s ? s->id : 0, clock, (int64_t)value, &abs, &out);
+    int rc = s ? pf_clocks_convert_memo(d->clocks, &s->clock_memo, s->id, clock, (int64_t)value,
+                                        &abs, &out)
+               : pf_clocks_convert(d->clocks, 0, clock, (int64_t)value, &abs, &out);
     if (PF_LIKELY(rc == PF_CLOCK_OK)) {
         base->flags |= TREAD_HAS_TS;
         base->ts = out;
