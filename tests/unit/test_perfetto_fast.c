@@ -7,7 +7,9 @@
  * - packets of every shape it takes, counted in stats.fast_records, with
  *   identical output both ways, fed whole and one byte at a time;
  * - every file of ../shared/corpus/perfetto (difftests included): identical
- *   output both ways (skipped, saying so, when the corpus is absent). */
+ *   output both ways (skipped, saying so, when the corpus is absent).
+ * "Identical" covers the events, warnings and status (event_dump), and the
+ * format counters and record count. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,51 @@ static void setup(pb *t)
     pb_free(&k), pb_free(&idata), pb_free(&defaults);
 }
 
+/* The format counters and the record counts of one parse (fed whole, no
+ * callbacks): what the event dumps do not show. Returns a malloc'd text. */
+static char *counters_text(const void *buf, size_t len, const int64_t *opts)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    for (; opts && opts[0]; opts += 2)
+        tread_config(p, (tread_option)opts[0], opts[1]);
+    tread_feed(p, buf, len);
+    tread_finish(p);
+    size_t n = tread_get_format_counters(p, NULL, 0);
+    tread_counter *c = calloc(n ? n : 1, sizeof *c);
+    size_t cap = 64 + n * 96, used = 0;
+    char *text = malloc(cap);
+    if (!c || !text)
+        abort();
+    tread_get_format_counters(p, c, n);
+    tread_stats st;
+    tread_get_stats(p, &st);
+    used += (size_t)snprintf(text, cap, "records=%llu\n", (unsigned long long)st.records);
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "%.80s=%llu\n", c[i].name,
+                                 (unsigned long long)c[i].value);
+    free(c);
+    tread_parser_free(p);
+    return text;
+}
+
+/* The counters both ways must be the same (what): 1 if they are. */
+static int same_counters(const char *what, const void *buf, size_t len, const int64_t *fast_opts,
+                         const int64_t *slow_opts)
+{
+    char *a = counters_text(buf, len, fast_opts), *b = counters_text(buf, len, slow_opts);
+    int same = strcmp(a, b) == 0;
+    if (!same) {
+        fprintf(stderr, "%s: the fast and the general reader count differently\n", what);
+        dump_show_difference(b, a);
+        test_failures++;
+    }
+    test_checks++;
+    free(a), free(b);
+    return same;
+}
+
 /* Parses t both ways (fed in chunks of `chunk`, 0: whole): the dumps must
  * be identical. Returns the fast parse's per-reason counts in declined and
  * its stats.fast_records. */
@@ -132,6 +179,8 @@ static uint64_t both_ways(const char *what, const pb *t, size_t chunk,
         test_failures++;
     }
     CHECK_EQ_INT(slow.fast_records, 0);
+    if (chunk == 0)
+        same_counters(what, t->data, t->len, force, force_slow);
     uint64_t n = fast.fast_records;
     dump_free(&fast);
     dump_free(&slow);
@@ -520,6 +569,7 @@ static void check_file(const char *path)
         test_failures++;
     }
     CHECK_EQ_INT(slow.fast_records, 0);
+    same_counters(path, buf, len, NULL, general_only);
     corpus_files++;
     corpus_fast_files += fast.fast_records > 0;
     corpus_fast_packets += fast.fast_records;
