@@ -1,7 +1,7 @@
 /*
  * The fast reader of the common Perfetto packets: a TracePacket that holds
- * a timestamp (and its clock id), a sequence id and flags, and one
- * TrackEvent with a type, a name (iid or string), up to FAST_MAX_CATS
+ * a timestamp (and its clock id), a sequence id and flags, at most one
+ * interned_data, and one TrackEvent with a type, a name (iid or string), up to FAST_MAX_CATS
  * category iids (packed or not), a track uuid (or the sequence's default track), a counter value,
  * extra counter values on the sequence's default extra-counter tracks,
  * flow ids, and any number of fields left to the lazy args codec (debug
@@ -471,8 +471,8 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     int has_ts = 0, has_clk = 0;
     uint64_t ts = 0;
     uint32_t clk = 0, seq_id = 0, flags = 0;
-    const unsigned char *te = NULL;
-    size_t te_len = 0;
+    const unsigned char *te = NULL, *interned = NULL;
+    size_t te_len = 0, interned_len = 0;
 
     /* pass 1: the packet's fields, nothing changed yet */
     const unsigned char *q = data, *end = data + len;
@@ -507,6 +507,16 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
             if (!rd_varint(&q, end, &v))
                 return PF_FAST_MALFORMED;
             break;
+        case TAG(PF_PKT_INTERNED_DATA, PF_WIRE_LEN): {
+            const unsigned char *payload;
+            size_t n;
+            if (!rd_len(&q, end, &payload, &n))
+                return PF_FAST_MALFORMED;
+            if (interned)
+                return PF_FAST_PACKET_FIELD; /* two: the general reader */
+            interned = payload, interned_len = n;
+            break;
+        }
         case TAG(PF_PKT_TRACK_EVENT, PF_WIRE_LEN): {
             const unsigned char *payload;
             size_t n;
@@ -551,6 +561,14 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     uint32_t state = level ? TREAD_PF_STATE_COMPRESSED : 0;
     if (s->valid)
         state |= TREAD_PF_STATE_VALID;
+    if (interned) {
+        /* stored before the TrackEvent reads it; ignored (counted) while
+         * the sequence's state is not valid */
+        if (!s->valid)
+            d->n_interned_ignored++;
+        else if (pf_seq_intern(d, s, interned, interned_len, off))
+            return PF_FAST_ERROR;
+    }
     pf_base base;
     base.offset = off;
     base.flags = TREAD_HAS_SEQ;

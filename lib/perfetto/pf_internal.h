@@ -190,8 +190,8 @@ enum {
     PF_FAST_ERROR,
     PF_FAST_NO_HOOK,         /* the perfetto_packet raw hook is set */
     PF_FAST_PACKET_FIELD,    /* a packet field other than timestamp, clock
-                                id, sequence id and flags, trusted uid/pid
-                                and one track_event */
+                                id, sequence id and flags, trusted uid/pid,
+                                one interned_data and one track_event */
     PF_FAST_MALFORMED,       /* a packet or TrackEvent field that does not
                                 decode, or a known field of the wrong type */
     PF_FAST_NO_TRACK_EVENT,  /* no track_event, or more than one */

@@ -246,13 +246,22 @@ static void te_init(pb *te, int type)
 static void test_declined(void)
 {
     pb te, x;
-    /* a packet field the fast reader leaves: interned data, data loss */
+    /* a packet field the fast reader leaves: interned data twice, data
+     * loss */
     te_init(&te, 1);
     pb_init(&x);
     size_t m = pb_begin(&x, INTERNED);
     intern_str(&x, 2, 3, "gamma");
     pb_end(&x, m);
-    declined_for("interned data", PF_FAST_PACKET_FIELD, 1, 2000, &te, &x);
+    m = pb_begin(&x, INTERNED);
+    intern_str(&x, 2, 4, "delta");
+    pb_end(&x, m);
+    declined_for("interned data twice", PF_FAST_PACKET_FIELD, 1, 2000, &te, &x);
+    pb_free(&x);
+    pb_init(&x);
+    pb_tag(&x, INTERNED, PF_WIRE_LEN);
+    pb_varint_raw(&x, 50);
+    declined_for("interned data overrun", PF_FAST_MALFORMED, 1, 2000, &te, &x);
     pb_free(&x);
     pb_init(&x);
     pb_varint(&x, PPD, 1);
@@ -522,6 +531,44 @@ static void test_taken(void)
     pb_varint(&k, CLOCK_ID, 6);
     pb_msg(&k, TE, &te);
     pb_varint(&k, 79, 55);
+    packet(&t, &k), n++;
+    pb_free(&k), pb_free(&te);
+    /* interned data with the TrackEvent that uses it (before or after it
+     * in the packet), with a bad entry (warned); on a sequence whose state
+     * is not valid, without the flag that needs it: ignored, counted */
+    for (int order = 0; order < 2; order++) {
+        te_init(&te, 3);
+        pb_varint(&te, 10, 5 + order); /* the name interned here */
+        pb_varint(&te, 3, 5);
+        pb idata;
+        pb_init(&idata);
+        intern_str(&idata, 2, 5 + order, order ? "zeta" : "epsilon");
+        intern_str(&idata, 1, 5, "cat5");
+        if (order) {
+            size_t bm = pb_begin(&idata, 2);
+            pb_string(&idata, 2, "no iid");
+            pb_end(&idata, bm);
+        }
+        pb_init(&k);
+        pb_varint(&k, TS, 3050 + order);
+        pb_varint(&k, SEQ, 1);
+        if (order)
+            pb_msg(&k, TE, &te);
+        pb_msg(&k, INTERNED, &idata);
+        pb_varint(&k, FLAGS, NEEDS);
+        if (!order)
+            pb_msg(&k, TE, &te);
+        packet(&t, &k), n++;
+        pb_free(&k), pb_free(&te), pb_free(&idata);
+    }
+    te_init(&te, 3);
+    pb_init(&k);
+    pb_varint(&k, TS, 3060);
+    pb_varint(&k, SEQ, 2);
+    m = pb_begin(&k, INTERNED);
+    intern_str(&k, 2, 1, "ignored");
+    pb_end(&k, m);
+    pb_msg(&k, TE, &te);
     packet(&t, &k), n++;
     pb_free(&k), pb_free(&te);
     /* a clock with no path to the trace clock (warned, raw timestamp) */
