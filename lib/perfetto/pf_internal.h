@@ -22,7 +22,7 @@
 #define PF_ZOUT_CHUNK 65536         /* decompressed bytes per step */
 #define PF_MAX_EXTRA_COUNTERS 64    /* extra counter values of one event */
 #define PF_TRACK_CACHE 64           /* track lookups cached (a power of two) */
-#define PF_INTERN_CACHE 32          /* interned lookups cached per sequence */
+#define PF_INTERN_CACHE 64          /* interned lookups cached per sequence */
 
 /* TracePacket fields. */
 enum {
