@@ -122,6 +122,7 @@ typedef struct pf_cache_entry {
 } pf_cache_entry;
 
 struct pf_clocks {
+    pf_clocks_head head;  /* first: pf_clocks_generation reads it inline */
     tread_alloc a;
     pf_domain *dom;
     uint32_t dom_cap, dom_top, ndom, dom_free; /* slots, high water, live */
@@ -135,7 +136,7 @@ struct pf_clocks {
     uint32_t stamp;
     uint32_t trace_clock;
     int converted;      /* a timestamp was converted: the trace clock is set */
-    uint64_t gen, serial, bad, nopath, overflows;
+    uint64_t serial, bad, nopath, overflows;
     pf_cache_entry cache[PF_CLOCK_CACHE_SIZE];
 };
 
@@ -446,7 +447,7 @@ pf_clocks *pf_clocks_create(const tread_alloc *a)
     c->dom_free = PF_NONE;
     c->pair_free = PF_NONE;
     c->trace_clock = PF_CLOCK_BOOTTIME;
-    c->gen = 1; /* zeroed cache entries are stale */
+    c->head.gen = 1; /* zeroed cache entries (and memos) are stale */
     return c;
 }
 
@@ -571,7 +572,7 @@ int pf_clocks_add_snapshot(pf_clocks *c, uint32_t seq, const unsigned char *msg,
         c->trace_clock = (uint32_t)primary;
 
     uint64_t serial = ++c->serial;
-    c->gen++; /* whatever happens below, cached paths are stale */
+    c->head.gen++; /* whatever happens below, cached paths (and memos) are stale */
     for (size_t i = 0; i < k; i++) {
         uint32_t d = pf_dom_find(c, clk[i].key);
         if (d == PF_NONE &&
@@ -609,7 +610,7 @@ bad:
 static pf_cache_entry *pf_cache_fill(pf_clocks *c, pf_cache_entry *e, uint64_t key)
 {
     e->key = key;
-    e->gen = c->gen;
+    e->gen = c->head.gen;
     e->dom = pf_dom_find(c, key);
     e->incremental = e->dom != PF_NONE && c->dom[e->dom].incremental;
     e->unit = e->dom != PF_NONE ? c->dom[e->dom].unit : 1;
@@ -623,7 +624,7 @@ static pf_cache_entry *pf_cache_fill(pf_clocks *c, pf_cache_entry *e, uint64_t k
 static inline PF_ALWAYS_INLINE pf_cache_entry *pf_cache_get(pf_clocks *c, uint64_t key)
 {
     pf_cache_entry *e = &c->cache[pf_key_hash(key) & (PF_CLOCK_CACHE_SIZE - 1)];
-    if (PF_LIKELY(e->key == key && e->gen == c->gen))
+    if (PF_LIKELY(e->key == key && e->gen == c->head.gen))
         return e;
     return pf_cache_fill(c, e, key);
 }
@@ -793,7 +794,7 @@ int pf_clocks_to_trace(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t va
     }
     uint64_t key = pf_clock_key(seq, clock_id);
     const pf_cache_entry *e = &c->cache[pf_key_hash(key) & (PF_CLOCK_CACHE_SIZE - 1)];
-    if (e->key == key && e->gen == c->gen && e->range_ok) {
+    if (e->key == key && e->gen == c->head.gen && e->range_ok) {
         int64_t ns = value;
         if ((e->unit == 1 || !__builtin_mul_overflow(value, e->unit, &ns)) && ns >= e->lo &&
             ns <= e->hi && !__builtin_add_overflow(ns, e->off, out))
@@ -832,4 +833,30 @@ int pf_clocks_convert(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t val
             return PF_CLOCK_OK;
     }
     return pf_to_trace_slow(c, key, v, out);
+}
+
+void pf_clocks_memo_fill(pf_clocks *c, uint32_t seq, uint32_t clock_id, pf_clock_memo *m)
+{
+    m->gen = 0;
+    uint64_t key = pf_clock_key(seq, clock_id);
+    const pf_cache_entry *e = &c->cache[pf_key_hash(key) & (PF_CLOCK_CACHE_SIZE - 1)];
+    /* (pf_clocks_convert just filled the entry, unless the clock is not
+     * sequence-scoped and is the trace clock, which needs none) */
+    int valid = e->key == key && e->gen == c->head.gen;
+    m->running = valid && e->incremental ? &c->dom[e->dom].running : NULL;
+    if (!valid && pf_seq_scoped(clock_id))
+        return;
+    if (clock_id == c->trace_clock) {
+        m->to_trace = 1;
+    } else if (valid && e->range_ok) {
+        m->to_trace = 0;
+        m->unit = e->unit;
+        m->lo = e->lo;
+        m->hi = e->hi;
+        m->off = e->off;
+    } else {
+        return;
+    }
+    m->clock_id = clock_id;
+    m->gen = c->head.gen;
 }

@@ -86,6 +86,63 @@ int pf_clocks_to_trace(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t va
 int pf_clocks_convert(pf_clocks *c, uint32_t seq, uint32_t clock_id, int64_t value,
                       int64_t *abs, int64_t *out);
 
+/* The first member of pf_clocks: its generation, which moves whenever a
+ * snapshot is added (every cached path, and every memo, is then stale). */
+typedef struct pf_clocks_head {
+    uint64_t gen;
+} pf_clocks_head;
+
+static inline uint64_t pf_clocks_generation(const pf_clocks *c)
+{
+    return ((const pf_clocks_head *)(const void *)c)->gen;
+}
+
+/* A memo of one clock's conversion (kept per sequence by the decoder):
+ * what pf_clocks_convert would do for the clock while the generation
+ * stays the same, read without a call. Only conversions that succeed are
+ * taken from it; anything else goes to pf_clocks_convert, which then
+ * refills it. */
+typedef struct pf_clock_memo {
+    uint64_t gen;              /* 0: empty */
+    uint32_t clock_id;
+    int to_trace;              /* the trace clock: the value unchanged */
+    int64_t *running;          /* an incremental clock's running value */
+    int64_t unit, lo, hi, off; /* otherwise: source ns in [lo, hi] -> + off */
+} pf_clock_memo;
+
+/* Fills m for clock_id on seq after pf_clocks_convert returned
+ * PF_CLOCK_OK for it (left empty when there is nothing to memo). */
+void pf_clocks_memo_fill(pf_clocks *c, uint32_t seq, uint32_t clock_id, pf_clock_memo *m);
+
+/* pf_clocks_convert through the memo m (on seq): the same results and
+ * the same state changes. */
+static inline int pf_clocks_convert_memo(pf_clocks *c, pf_clock_memo *m, uint32_t seq,
+                                         uint32_t clock_id, int64_t value, int64_t *abs,
+                                         int64_t *out)
+{
+    if (m->gen == pf_clocks_generation(c) && m->clock_id == clock_id) {
+        int64_t v = value, ns;
+        /* (a running value that would saturate: pf_clocks_convert) */
+        if (!m->running || !__builtin_add_overflow(*m->running, value, &v)) {
+            ns = v; /* the trace clock: the value itself */
+            if (!m->to_trace &&
+                !((m->unit == 1 || !__builtin_mul_overflow(v, m->unit, &ns)) && ns >= m->lo &&
+                  ns <= m->hi && !__builtin_add_overflow(ns, m->off, &ns)))
+                goto full;
+            if (m->running)
+                *m->running = v;
+            *abs = v;
+            *out = ns;
+            return PF_CLOCK_OK;
+        }
+    }
+full:;
+    int rc = pf_clocks_convert(c, seq, clock_id, value, abs, out);
+    if (rc == PF_CLOCK_OK)
+        pf_clocks_memo_fill(c, seq, clock_id, m);
+    return rc;
+}
+
 /* The trace clock: primary_trace_clock when a snapshot gave one, else
  * BOOTTIME. */
 uint32_t pf_clocks_trace_clock(const pf_clocks *c);

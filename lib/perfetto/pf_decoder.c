@@ -571,16 +571,19 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
     int frc = d->p->perfetto_fast_path ? pf_fast_packet(d, data, len, off, level)
                                        : PF_FAST_REASONS_;
     if (frc == PF_FAST_DONE) {
-        st = TREAD_STATUS_OK;
+        /* nothing but the queue: no packet leaves chrome JSON or an
+         * expansion pending when the next one is read, and the fast reader
+         * starts neither */
+        st = drain(d);
     } else if (frc == PF_FAST_ERROR) {
         st = TREAD_STATUS_ERROR;
     } else {
         if (frc != PF_FAST_REASONS_)
             d->n_fast_declined[frc]++;
         st = process_packet(d, data, len, off, level);
+        if (st == TREAD_STATUS_OK)
+            st = run_pending(d, level == 0);
     }
-    if (st == TREAD_STATUS_OK)
-        st = run_pending(d, level == 0);
     if (st == TREAD_STATUS_PAUSED && level == 0 && !d->cur_owned && relocate(d, off))
         return TREAD_STATUS_ERROR;
     return st;

@@ -1,8 +1,8 @@
 /*
  * The fast reader of the common Perfetto packets: a TracePacket that holds
- * a timestamp (and its clock id), a sequence id and flags, and one
- * TrackEvent with a type, a name (iid or string), at most one category
- * iid, a track uuid (or the sequence's default track), a counter value,
+ * a timestamp (and its clock id), a sequence id and flags, at most one
+ * interned_data, and one TrackEvent with a type, a name (iid or string), up to FAST_MAX_CATS
+ * category iids (packed or not), a track uuid (or the sequence's default track), a counter value,
  * extra counter values on the sequence's default extra-counter tracks,
  * flow ids, and any number of fields left to the lazy args codec (debug
  * annotations, typed fields). That is almost every packet of the SDK and
@@ -143,14 +143,28 @@ static int skip_value(const unsigned char **pp, const unsigned char *end, unsign
     }
 }
 
-typedef struct fast_te {
+/* Category iids the fast reader joins itself (more: the general reader). */
+#define FAST_MAX_CATS 8
+
+/* Bits of fast_te.has: which fields were seen (a member is read only when
+ * its bit is set, so that one store resets them all). */
+enum { FT_NAME = 1, FT_NAME_IID = 2, FT_TRACK = 4, FT_CV = 8, FT_DCV = 16, FT_X = 32 };
+
+/* The scalars of a TrackEvent, reset with one assignment (a few vector
+ * stores); the lists after them are read only up to their counts. */
+typedef struct fast_scalars {
     int type;
-    int has_name, has_name_iid, has_cat, has_track, has_cv, has_dcv, has_x;
+    unsigned has;              /* FT_* */
     tread_str name;
-    uint64_t name_iid, cat_iid, track;
+    uint64_t name_iid, track;
     int64_t cv;
     double dcv;
-    size_t nx;
+    size_t ncat, nx;
+} fast_scalars;
+
+typedef struct fast_te {
+    fast_scalars f;
+    uint64_t cat[FAST_MAX_CATS];
     uint64_t x[PF_MAX_EXTRA_COUNTERS];
 } fast_te;
 
@@ -165,13 +179,8 @@ static int add_flow(tread_buf *b, uint64_t v)
  * PF_FAST_DONE, or a reason. */
 static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t, uint64_t off)
 {
-    t->type = 0;
-    t->has_name = t->has_name_iid = t->has_cat = t->has_track = 0;
-    t->has_cv = t->has_dcv = t->has_x = 0;
-    t->nx = 0;
-    t->name.ptr = NULL, t->name.len = 0;
-    t->name_iid = t->cat_iid = t->track = 0;
-    t->cv = 0, t->dcv = 0;
+    static const fast_scalars zero;
+    t->f = zero;
     d->flowbuf.len = 0;
     d->tflowbuf.len = 0;
     const unsigned char *p = m, *end = m + len;
@@ -186,62 +195,76 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
         case TAG(TE_TYPE, PF_WIRE_VARINT):
             if (!rd_varint(&p, end, &v))
                 return PF_FAST_MALFORMED;
-            t->type = (int)(int32_t)v;
+            t->f.type = (int)(int32_t)v;
             break;
         case TAG(TE_NAME_IID, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &t->name_iid))
+            if (!rd_varint(&p, end, &t->f.name_iid))
                 return PF_FAST_MALFORMED;
-            t->has_name_iid = 1;
+            t->f.has |= FT_NAME_IID;
             break;
         case TAG(TE_NAME, PF_WIRE_LEN):
             if (!rd_len(&p, end, &data, &n))
                 return PF_FAST_MALFORMED;
-            t->has_name = 1, t->name.ptr = (const char *)data, t->name.len = n;
+            t->f.has |= FT_NAME, t->f.name.ptr = (const char *)data, t->f.name.len = n;
             break;
         case TAG(TE_CATEGORY_IIDS, PF_WIRE_VARINT):
-            if (t->has_cat)
+            if (t->f.ncat == FAST_MAX_CATS)
                 return PF_FAST_CATEGORIES;
-            if (!rd_varint(&p, end, &t->cat_iid))
+            if (!rd_varint(&p, end, &t->cat[t->f.ncat]))
                 return PF_FAST_MALFORMED;
-            t->has_cat = 1;
+            t->f.ncat++;
             break;
-        case TAG(TE_CATEGORY_IIDS, PF_WIRE_LEN):
-            return PF_FAST_CATEGORIES; /* packed */
-        case TAG(TE_TRACK_UUID, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &t->track))
+        case TAG(TE_CATEGORY_IIDS, PF_WIRE_LEN): {
+            /* packed (Chrome writes several categories so) */
+            if (!rd_len(&p, end, &data, &n))
                 return PF_FAST_MALFORMED;
-            t->has_track = 1;
+            if (!n)
+                return PF_FAST_CATEGORIES; /* present but empty: no category */
+            const unsigned char *e = data + n;
+            while (data < e) {
+                if (t->f.ncat == FAST_MAX_CATS)
+                    return PF_FAST_CATEGORIES;
+                if (!rd_varint(&data, e, &t->cat[t->f.ncat]))
+                    return PF_FAST_MALFORMED;
+                t->f.ncat++;
+            }
+            break;
+        }
+        case TAG(TE_TRACK_UUID, PF_WIRE_VARINT):
+            if (!rd_varint(&p, end, &t->f.track))
+                return PF_FAST_MALFORMED;
+            t->f.has |= FT_TRACK;
             break;
         case TAG(TE_COUNTER_VALUE, PF_WIRE_VARINT):
             if (!rd_varint(&p, end, &v))
                 return PF_FAST_MALFORMED;
-            t->has_cv = 1, t->cv = (int64_t)v;
+            t->f.has |= FT_CV, t->f.cv = (int64_t)v;
             break;
         case TAG(TE_DOUBLE_COUNTER_VALUE, PF_WIRE_FIXED64):
             if (end - p < 8)
                 return PF_FAST_MALFORMED;
-            t->has_dcv = 1, t->dcv = pf_double(pf_le64(p));
+            t->f.has |= FT_DCV, t->f.dcv = pf_double(pf_le64(p));
             p += 8;
             break;
         case TAG(TE_EXTRA_COUNTER_VALUES, PF_WIRE_VARINT):
-            t->has_x = 1;
-            if (t->nx == PF_MAX_EXTRA_COUNTERS)
+            t->f.has |= FT_X;
+            if (t->f.nx == PF_MAX_EXTRA_COUNTERS)
                 return PF_FAST_EXTRA_COUNTERS;
-            if (!rd_varint(&p, end, &t->x[t->nx]))
+            if (!rd_varint(&p, end, &t->x[t->f.nx]))
                 return PF_FAST_MALFORMED;
-            t->nx++;
+            t->f.nx++;
             break;
         case TAG(TE_EXTRA_COUNTER_VALUES, PF_WIRE_LEN): {
-            t->has_x = 1;
+            t->f.has |= FT_X;
             if (!rd_len(&p, end, &data, &n))
                 return PF_FAST_MALFORMED;
             const unsigned char *e = data + n;
             while (data < e) {
-                if (t->nx == PF_MAX_EXTRA_COUNTERS)
+                if (t->f.nx == PF_MAX_EXTRA_COUNTERS)
                     return PF_FAST_EXTRA_COUNTERS;
-                if (!rd_varint(&data, e, &t->x[t->nx]))
+                if (!rd_varint(&data, e, &t->x[t->f.nx]))
                     return PF_FAST_MALFORMED;
-                t->nx++;
+                t->f.nx++;
             }
             break;
         }
@@ -284,7 +307,7 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
         }
         }
     }
-    if (t->type < 1 || t->type > 4)
+    if (t->f.type < 1 || t->f.type > 4)
         return PF_FAST_TE_TYPE;
     return PF_FAST_DONE;
 }
@@ -321,6 +344,32 @@ static inline int fast_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t ii
     return pf_lookup_str(d, s, field, iid, out, off, what);
 }
 
+/* Several category iids: looked up in order and joined with ',' in the
+ * decoder's category buffer, as pf_track_event joins them (an empty
+ * string adds no comma before the next). 0, or -1 after tread__fail. */
+static int join_cats(pf_decoder *d, pf_seq *s, const fast_te *t, pf_qitem *q)
+{
+    tread_event *ev = &q->ev;
+    tread_buf *b = &d->catbuf;
+    b->len = 0;
+    for (size_t i = 0; i < t->f.ncat; i++) {
+        tread_str c;
+        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[i], &c, ev->offset, "category"))
+            ev->flags |= TREAD_CAT_UNRESOLVED;
+        if ((b->len && tread_buf_append(b, ",", 1)) || tread_buf_append(b, c.ptr, c.len))
+            goto nomem;
+    }
+    if (tread_buf_append(b, "", 1))
+        goto nomem;
+    ev->cat.ptr = (const char *)b->data;
+    ev->cat.len = b->len - 1;
+    q->nul |= PF_NUL_CAT;
+    return 0;
+nomem:
+    tread__fail(d->p, TREAD_ERROR_NOMEM, ev->offset, "out of memory");
+    return -1;
+}
+
 static const unsigned char te_phase[5] = {0, 'B', 'E', 'i', 'C'};
 static const tread_event_kind te_kind[5] = {TREAD_EVENT_UNKNOWN, TREAD_EVENT_SLICE_BEGIN,
                                             TREAD_EVENT_SLICE_END, TREAD_EVENT_INSTANT,
@@ -341,28 +390,32 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     ev->args.data = m;
     ev->args.len = len;
     ev->args.encoding = TREAD_ARGS_PERFETTO;
-    ev->kind = te_kind[t->type];
-    ev->phase = te_phase[t->type];
+    ev->kind = te_kind[t->f.type];
+    ev->phase = te_phase[t->f.type];
 
-    if (t->has_name) {
-        ev->name = t->name;
-    } else if (t->has_name_iid) {
-        if (fast_str(d, s, PF_INTERN_EVENT_NAMES, t->name_iid, &ev->name, off, "event name"))
+    if (t->f.has & FT_NAME) {
+        ev->name = t->f.name;
+    } else if (t->f.has & FT_NAME_IID) {
+        if (fast_str(d, s, PF_INTERN_EVENT_NAMES, t->f.name_iid, &ev->name, off, "event name"))
             ev->flags |= TREAD_NAME_UNRESOLVED;
         q->nul |= PF_NUL_NAME;
     }
-    if (t->has_cat) {
-        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat_iid, &ev->cat, off, "category"))
+    if (t->f.ncat == 1) {
+        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[0], &ev->cat, off, "category"))
             ev->flags |= TREAD_CAT_UNRESOLVED;
         q->nul |= PF_NUL_CAT;
+    } else if (t->f.ncat && join_cats(d, s, t, q)) {
+        return -1;
     }
 
-    uint64_t uuid = t->has_track ? t->track : s->has_default_track ? s->default_track : 0;
+    uint64_t uuid = (t->f.has & FT_TRACK) ? t->f.track : s->has_default_track ? s->default_track : 0;
     const pf_track *tr = pf_resolve_track(d, s, uuid, ev);
 
     if (ev->kind == TREAD_EVENT_COUNTER) {
-        if (t->has_cv || t->has_dcv) {
-            if (pf_set_counter(d, s, tr, q, t->has_cv, t->cv, t->dcv))
+        if (t->f.has & (FT_CV | FT_DCV)) {
+            /* (an integer value wins, as in pf_track_event) */
+            int is_int = (t->f.has & FT_CV) != 0;
+            if (pf_set_counter(d, s, tr, q, is_int, t->f.cv, t->f.dcv))
                 return -1;
         } else {
             tread_str tn = pf_track_name(d, tr);
@@ -378,12 +431,12 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     ev->terminating_flow_ids.n = d->tflowbuf.len / 8;
     /* interned names and categories, track names: NUL-terminated where
      * they are; only a literal name needs the delivery's copy */
-    q->plain = !t->has_name;
+    q->plain = !(t->f.has & FT_NAME);
 
     /* extra counters: one COUNTER event per value, on the sequence's
      * default extra-counter tracks (read_te checked there are enough) */
     const pf_u64list *uuids = &s->default_extra[0];
-    for (size_t i = 0; i < t->nx; i++) {
+    for (size_t i = 0; i < t->f.nx; i++) {
         pf_qitem *xq = queue_fast(d, base);
         if (!xq)
             return -1;
@@ -418,8 +471,8 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     int has_ts = 0, has_clk = 0;
     uint64_t ts = 0;
     uint32_t clk = 0, seq_id = 0, flags = 0;
-    const unsigned char *te = NULL;
-    size_t te_len = 0;
+    const unsigned char *te = NULL, *interned = NULL;
+    size_t te_len = 0, interned_len = 0;
 
     /* pass 1: the packet's fields, nothing changed yet */
     const unsigned char *q = data, *end = data + len;
@@ -454,6 +507,16 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
             if (!rd_varint(&q, end, &v))
                 return PF_FAST_MALFORMED;
             break;
+        case TAG(PF_PKT_INTERNED_DATA, PF_WIRE_LEN): {
+            const unsigned char *payload;
+            size_t n;
+            if (!rd_len(&q, end, &payload, &n))
+                return PF_FAST_MALFORMED;
+            if (interned)
+                return PF_FAST_PACKET_FIELD; /* two: the general reader */
+            interned = payload, interned_len = n;
+            break;
+        }
         case TAG(PF_PKT_TRACK_EVENT, PF_WIRE_LEN): {
             const unsigned char *payload;
             size_t n;
@@ -485,7 +548,7 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     int rc = read_te(d, te, te_len, &t, off);
     if (rc != PF_FAST_DONE)
         return rc;
-    if (t.has_x && t.nx > s->default_extra[0].n)
+    if ((t.f.has & FT_X) && t.f.nx > s->default_extra[0].n)
         return PF_FAST_EXTRA_COUNTERS;
 
     /* decided: what process_packet does for such a packet */
@@ -498,6 +561,14 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     uint32_t state = level ? TREAD_PF_STATE_COMPRESSED : 0;
     if (s->valid)
         state |= TREAD_PF_STATE_VALID;
+    if (interned) {
+        /* stored before the TrackEvent reads it; ignored (counted) while
+         * the sequence's state is not valid */
+        if (!s->valid)
+            d->n_interned_ignored++;
+        else if (pf_seq_intern(d, s, interned, interned_len, off))
+            return PF_FAST_ERROR;
+    }
     pf_base base;
     base.offset = off;
     base.flags = TREAD_HAS_SEQ;

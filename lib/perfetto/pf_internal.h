@@ -22,7 +22,7 @@
 #define PF_ZOUT_CHUNK 65536         /* decompressed bytes per step */
 #define PF_MAX_EXTRA_COUNTERS 64    /* extra counter values of one event */
 #define PF_TRACK_CACHE 64           /* track lookups cached (a power of two) */
-#define PF_INTERN_CACHE 32          /* interned lookups cached per sequence */
+#define PF_INTERN_CACHE 64          /* interned lookups cached per sequence */
 
 /* TracePacket fields. */
 enum {
@@ -109,6 +109,7 @@ typedef struct pf_seq {
     int64_t pid, tid;
     int64_t ts_us, tt_us, ti;  /* legacy delta-encoded references */
     pf_args_ctx actx;          /* what lazy args look interned data up in */
+    pf_clock_memo clock_memo;  /* the last clock its timestamps were on */
     /* recently found entries, direct-mapped on (field, iid); emptied when
      * the store moves or is cleared (entries are never removed otherwise) */
     struct pf_icache {
@@ -189,8 +190,8 @@ enum {
     PF_FAST_ERROR,
     PF_FAST_NO_HOOK,         /* the perfetto_packet raw hook is set */
     PF_FAST_PACKET_FIELD,    /* a packet field other than timestamp, clock
-                                id, sequence id and flags, trusted uid/pid
-                                and one track_event */
+                                id, sequence id and flags, trusted uid/pid,
+                                one interned_data and one track_event */
     PF_FAST_MALFORMED,       /* a packet or TrackEvent field that does not
                                 decode, or a known field of the wrong type */
     PF_FAST_NO_TRACK_EVENT,  /* no track_event, or more than one */
@@ -204,7 +205,8 @@ enum {
                                 timestamps, categories as strings, extra
                                 counter uuids, correlation ids, ...) */
     PF_FAST_TE_TYPE,         /* no type, or not one of the four */
-    PF_FAST_CATEGORIES,      /* more than one category iid */
+    PF_FAST_CATEGORIES,      /* more than 8 category iids (pf_fast.c
+                                FAST_MAX_CATS), or an empty packed list */
     PF_FAST_EXTRA_COUNTERS,  /* extra counter values beyond the sequence's
                                 default uuids (or more than
                                 PF_MAX_EXTRA_COUNTERS) */
@@ -580,7 +582,9 @@ static inline void pf_set_ts(pf_decoder *d, pf_seq *s, uint32_t clock, uint64_t 
                              pf_base *base)
 {
     int64_t abs, out;
-    int rc = pf_clocks_convert(d->clocks, s ? s->id : 0, clock, (int64_t)value, &abs, &out);
+    int rc = s ? pf_clocks_convert_memo(d->clocks, &s->clock_memo, s->id, clock, (int64_t)value,
+                                        &abs, &out)
+               : pf_clocks_convert(d->clocks, 0, clock, (int64_t)value, &abs, &out);
     if (PF_LIKELY(rc == PF_CLOCK_OK)) {
         base->flags |= TREAD_HAS_TS;
         base->ts = out;

@@ -618,6 +618,78 @@ static void test_random_snapshots(void)
     CHECK_EQ_INT(live_bytes, 0);
 }
 
+/* pf_clocks_convert_memo against pf_clocks_convert: two sets of clocks fed
+ * the same random snapshots (incremental clocks, units, a primary trace
+ * clock, damaged ones) and the same conversions, one through a memo per
+ * sequence: the same result, absolute value and output every time, with
+ * values that sometimes saturate or overflow and that wander out of the
+ * memo's range. */
+static void test_memo_vs_convert(void)
+{
+    pf_clocks *a = new_clocks(), *b = new_clocks();
+    pf_clock_memo memo[4];
+    memset(memo, 0, sizeof memo);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    int differ = 0, from_memo = 0;
+    int64_t recent[8] = {0}; /* snapshot values: the edges of memo ranges */
+    unsigned nrecent = 0;
+    for (int n = 0; n < 5000; n++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (n % 7 == 0 || n < 20) {
+            pb s;
+            pb_init(&s);
+            uint32_t nclk = 1 + (uint32_t)(x % 3);
+            for (uint32_t i = 0; i < nclk; i++) {
+                static const uint32_t ids[] = {BOOT, MONO, REAL, 64, 65};
+                uint32_t id = ids[(x >> (8 + 3 * i)) % 5];
+                /* rising, each clock at its own offset; REAL in us */
+                uint64_t ts = (x >> (20 + 5 * i)) % 1000 + 1000 * (uint64_t)n;
+                ck k = {id, ts + 1000000 * (uint64_t)id, id >= 64 && ((x >> (30 + i)) & 1),
+                        id == REAL ? 1000 : 0};
+                put_clock(&s, &k);
+                recent[nrecent++ % 8] = (int64_t)k.ts;
+            }
+            if ((x >> 42) % 16 == 0)
+                pb_varint(&s, 2, (x >> 44) % 2 ? MONO : REAL); /* primary_trace_clock */
+            if (s.len && (x >> 50) % 16 == 0) /* damage a byte */
+                s.data[(x >> 52) % s.len] ^= (unsigned char)(x >> 56);
+            uint32_t seq = 1 + (uint32_t)((x >> 60) % 3);
+            int ra = pf_clocks_add_snapshot(a, seq, s.data, s.len);
+            int rb = pf_clocks_add_snapshot(b, seq, s.data, s.len);
+            differ += ra != rb;
+            pb_free(&s);
+        }
+        /* a few conversions on one clock of one sequence, as packets do */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        static const uint32_t qids[] = {BOOT, MONO, REAL, 64, 65, 7};
+        uint32_t seq = 1 + (uint32_t)(x % 3), id = qids[(x >> 8) % 6];
+        /* half the time, a sweep up or down across a snapshot's value */
+        int sweep = (x >> 30) % 2 ? ((x >> 31) % 2 ? 1 : -1) : 0;
+        int64_t edge = recent[(x >> 32) % 8];
+        for (int q = 0; q < 6; q++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            int64_t v = (int64_t)((x >> 16) % 3000) - 500 + (q ? 0 : 1000 * (int64_t)n);
+            if ((x >> 56) % 64 == 0)
+                v = (x >> 62) ? INT64_MAX - 5 : INT64_MIN + 5; /* saturates, overflows */
+            else if (sweep)
+                v = edge + sweep * (q - 3);
+            int64_t abs1 = 1, out1 = 1, abs2 = 2, out2 = 2;
+            pf_clock_memo *m = &memo[seq];
+            from_memo += m->gen == pf_clocks_generation(b) && m->clock_id == id;
+            int r1 = pf_clocks_convert(a, seq, id, v, &abs1, &out1);
+            int r2 = pf_clocks_convert_memo(b, m, seq, id, v, &abs2, &out2);
+            if (r1 != r2 || abs1 != abs2 || (r1 == PF_CLOCK_OK && out1 != out2))
+                differ++;
+        }
+    }
+    CHECK_EQ_INT(differ, 0);
+    CHECK(from_memo > 10000);
+    CHECK_EQ_INT(pf_clocks_no_path(a), pf_clocks_no_path(b));
+    CHECK_EQ_INT(pf_clocks_overflows(a), pf_clocks_overflows(b));
+    pf_clocks_free(a);
+    pf_clocks_free(b);
+}
+
 int main(void)
 {
     test_direct();
@@ -634,5 +706,6 @@ int main(void)
     test_eviction();
     test_cache_vs_search();
     test_random_snapshots();
+    test_memo_vs_convert();
     return TEST_EXIT();
 }

@@ -7,7 +7,9 @@
  * - packets of every shape it takes, counted in stats.fast_records, with
  *   identical output both ways, fed whole and one byte at a time;
  * - every file of ../shared/corpus/perfetto (difftests included): identical
- *   output both ways (skipped, saying so, when the corpus is absent). */
+ *   output both ways (skipped, saying so, when the corpus is absent).
+ * "Identical" covers the events, warnings and status (event_dump), and the
+ * format counters and record count. */
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,51 @@ static void setup(pb *t)
     pb_free(&k), pb_free(&idata), pb_free(&defaults);
 }
 
+/* The format counters and the record counts of one parse (fed whole, no
+ * callbacks): what the event dumps do not show. Returns a malloc'd text. */
+static char *counters_text(const void *buf, size_t len, const int64_t *opts)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    for (; opts && opts[0]; opts += 2)
+        tread_config(p, (tread_option)opts[0], opts[1]);
+    tread_feed(p, buf, len);
+    tread_finish(p);
+    size_t n = tread_get_format_counters(p, NULL, 0);
+    tread_counter *c = calloc(n ? n : 1, sizeof *c);
+    size_t cap = 64 + n * 96, used = 0;
+    char *text = malloc(cap);
+    if (!c || !text)
+        abort();
+    tread_get_format_counters(p, c, n);
+    tread_stats st;
+    tread_get_stats(p, &st);
+    used += (size_t)snprintf(text, cap, "records=%llu\n", (unsigned long long)st.records);
+    for (size_t i = 0; i < n; i++)
+        used += (size_t)snprintf(text + used, cap - used, "%.80s=%llu\n", c[i].name,
+                                 (unsigned long long)c[i].value);
+    free(c);
+    tread_parser_free(p);
+    return text;
+}
+
+/* The counters both ways must be the same (what): 1 if they are. */
+static int same_counters(const char *what, const void *buf, size_t len, const int64_t *fast_opts,
+                         const int64_t *slow_opts)
+{
+    char *a = counters_text(buf, len, fast_opts), *b = counters_text(buf, len, slow_opts);
+    int same = strcmp(a, b) == 0;
+    if (!same) {
+        fprintf(stderr, "%s: the fast and the general reader count differently\n", what);
+        dump_show_difference(b, a);
+        test_failures++;
+    }
+    test_checks++;
+    free(a), free(b);
+    return same;
+}
+
 /* Parses t both ways (fed in chunks of `chunk`, 0: whole): the dumps must
  * be identical. Returns the fast parse's per-reason counts in declined and
  * its stats.fast_records. */
@@ -132,6 +179,8 @@ static uint64_t both_ways(const char *what, const pb *t, size_t chunk,
         test_failures++;
     }
     CHECK_EQ_INT(slow.fast_records, 0);
+    if (chunk == 0)
+        same_counters(what, t->data, t->len, force, force_slow);
     uint64_t n = fast.fast_records;
     dump_free(&fast);
     dump_free(&slow);
@@ -197,13 +246,22 @@ static void te_init(pb *te, int type)
 static void test_declined(void)
 {
     pb te, x;
-    /* a packet field the fast reader leaves: interned data, data loss */
+    /* a packet field the fast reader leaves: interned data twice, data
+     * loss */
     te_init(&te, 1);
     pb_init(&x);
     size_t m = pb_begin(&x, INTERNED);
     intern_str(&x, 2, 3, "gamma");
     pb_end(&x, m);
-    declined_for("interned data", PF_FAST_PACKET_FIELD, 1, 2000, &te, &x);
+    m = pb_begin(&x, INTERNED);
+    intern_str(&x, 2, 4, "delta");
+    pb_end(&x, m);
+    declined_for("interned data twice", PF_FAST_PACKET_FIELD, 1, 2000, &te, &x);
+    pb_free(&x);
+    pb_init(&x);
+    pb_tag(&x, INTERNED, PF_WIRE_LEN);
+    pb_varint_raw(&x, 50);
+    declined_for("interned data overrun", PF_FAST_MALFORMED, 1, 2000, &te, &x);
     pb_free(&x);
     pb_init(&x);
     pb_varint(&x, PPD, 1);
@@ -297,15 +355,29 @@ static void test_declined(void)
     te_init(&te, 7);
     declined_for("type 7", PF_FAST_TE_TYPE, 1, 2000, &te, NULL);
     pb_free(&te);
-    /* categories: two iids, packed iids */
+    /* categories: more iids than the fast reader joins (one by one,
+     * packed, both), an empty packed list */
     te_init(&te, 3);
-    pb_varint(&te, 3, 1);
-    pb_varint(&te, 3, 2);
-    declined_for("two category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    for (int i = 0; i < 9; i++)
+        pb_varint(&te, 3, 1 + (i & 1));
+    declined_for("nine category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
     pb_free(&te);
     te_init(&te, 3);
-    pb_bytes(&te, 3, "\1\2", 2);
-    declined_for("packed category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_bytes(&te, 3, "\1\2\1\2\1\2\1\2\1", 9);
+    declined_for("nine packed category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_varint(&te, 3, 1);
+    pb_bytes(&te, 3, "\1\2\1\2\1\2\1\2", 8);
+    declined_for("nine category iids, one then packed", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "", 0);
+    declined_for("empty packed category iids", PF_FAST_CATEGORIES, 1, 2000, &te, NULL);
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\1\x80", 2);
+    declined_for("packed category iids cut short", PF_FAST_MALFORMED, 1, 2000, &te, NULL);
     pb_free(&te);
     /* extra counter values beyond the two default tracks */
     te_init(&te, 4);
@@ -366,6 +438,42 @@ static void test_taken(void)
     pb_varint(&te, 3, 9);
     te_packet(&t, 1, 2200, &te), n++;
     pb_free(&te);
+    /* several category iids, joined: one by one, packed, both, a missing
+     * one (warned; "" adds no comma), eight (the most), on a counter
+     * with extra values (their events take the joined categories) */
+    te_init(&te, 1);
+    pb_varint(&te, 3, 1);
+    pb_varint(&te, 3, 2);
+    te_packet(&t, 1, 2210, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\2\1", 2);
+    te_packet(&t, 1, 2220, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\1", 1);
+    te_packet(&t, 1, 2225, &te), n++;
+    pb_free(&te);
+    te_init(&te, 2);
+    pb_varint(&te, 3, 2);
+    pb_bytes(&te, 3, "\1\2", 2);
+    pb_varint(&te, 3, 1);
+    te_packet(&t, 1, 2230, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\x09\1\x0a", 3);
+    te_packet(&t, 1, 2240, &te), n++;
+    pb_free(&te);
+    te_init(&te, 3);
+    pb_bytes(&te, 3, "\1\2\1\2\1\2\1\2", 8);
+    te_packet(&t, 1, 2250, &te), n++;
+    pb_free(&te);
+    pb_init(&te);
+    pb_varint(&te, 9, 4);
+    pb_bytes(&te, 3, "\1\2", 2);
+    pb_bytes(&te, 12, "\3\4", 2);
+    te_packet(&t, 1, 2260, &te), n++;
+    pb_free(&te);
     /* an explicit track (unknown: counted), the default track */
     te_init(&te, 3);
     pb_varint(&te, 11, 12345);
@@ -425,6 +533,44 @@ static void test_taken(void)
     pb_varint(&k, 79, 55);
     packet(&t, &k), n++;
     pb_free(&k), pb_free(&te);
+    /* interned data with the TrackEvent that uses it (before or after it
+     * in the packet), with a bad entry (warned); on a sequence whose state
+     * is not valid, without the flag that needs it: ignored, counted */
+    for (int order = 0; order < 2; order++) {
+        te_init(&te, 3);
+        pb_varint(&te, 10, 5 + order); /* the name interned here */
+        pb_varint(&te, 3, 5);
+        pb idata;
+        pb_init(&idata);
+        intern_str(&idata, 2, 5 + order, order ? "zeta" : "epsilon");
+        intern_str(&idata, 1, 5, "cat5");
+        if (order) {
+            size_t bm = pb_begin(&idata, 2);
+            pb_string(&idata, 2, "no iid");
+            pb_end(&idata, bm);
+        }
+        pb_init(&k);
+        pb_varint(&k, TS, 3050 + order);
+        pb_varint(&k, SEQ, 1);
+        if (order)
+            pb_msg(&k, TE, &te);
+        pb_msg(&k, INTERNED, &idata);
+        pb_varint(&k, FLAGS, NEEDS);
+        if (!order)
+            pb_msg(&k, TE, &te);
+        packet(&t, &k), n++;
+        pb_free(&k), pb_free(&te), pb_free(&idata);
+    }
+    te_init(&te, 3);
+    pb_init(&k);
+    pb_varint(&k, TS, 3060);
+    pb_varint(&k, SEQ, 2);
+    m = pb_begin(&k, INTERNED);
+    intern_str(&k, 2, 1, "ignored");
+    pb_end(&k, m);
+    pb_msg(&k, TE, &te);
+    packet(&t, &k), n++;
+    pb_free(&k), pb_free(&te);
     /* a clock with no path to the trace clock (warned, raw timestamp) */
     te_init(&te, 3);
     pb_init(&k);
@@ -470,6 +616,7 @@ static void check_file(const char *path)
         test_failures++;
     }
     CHECK_EQ_INT(slow.fast_records, 0);
+    same_counters(path, buf, len, NULL, general_only);
     corpus_files++;
     corpus_fast_files += fast.fast_records > 0;
     corpus_fast_packets += fast.fast_records;
