@@ -43,20 +43,29 @@ const char *name_table_str(const name_table *t, uint32_t id, size_t *len)
     return t->arena + t->entries[id].str_off;
 }
 
+#define ID_MASK ((1u << NAME_SLOT_ID_BITS) - 1)
+_Static_assert(NAME_TABLE_MAX_NAMES + 1 <= ID_MASK, "entry indices must fit a slot");
+
+/* The hash bits kept in a slot above the entry index. */
+static uint32_t slot_tag(uint64_t h)
+{
+    return (uint32_t)(h >> (32 + NAME_SLOT_ID_BITS)) << NAME_SLOT_ID_BITS;
+}
+
 static uint32_t find_slot(const name_table *t, const char *s, size_t len,
                           uint64_t h, int *found)
 {
     uint32_t mask = t->n_slots - 1;
     uint32_t i = (uint32_t)h & mask;
-    uint32_t tag = (uint32_t)(h >> 32);
+    uint32_t tag = slot_tag(h);
     for (;;) {
-        uint64_t v = t->slots[i];
-        uint32_t id = (uint32_t)v;
+        uint32_t v = t->slots[i];
+        uint32_t id = v & ID_MASK;
         if (id == 0) {
             *found = 0;
             return i;
         }
-        if ((uint32_t)(v >> 32) == tag) {
+        if ((v & ~ID_MASK) == tag) {
             const name_entry *e = &t->entries[id];
             if (e->len == len && str_eq(t->arena + e->str_off, s, len)) {
                 *found = 1;
@@ -67,11 +76,11 @@ static uint32_t find_slot(const name_table *t, const char *s, size_t len,
     }
 }
 
-/* Doubles the slot array, keeping the load at or below one half. */
+/* Doubles the slot array, keeping the load at or below three quarters. */
 static int grow_slots(name_table *t)
 {
     uint32_t n = t->n_slots * 2;
-    uint64_t *slots = calloc(n, sizeof *slots);
+    uint32_t *slots = calloc(n, sizeof *slots);
     if (!slots)
         return -1;
     free(t->slots);
@@ -83,7 +92,7 @@ static int grow_slots(name_table *t)
         uint32_t i = (uint32_t)h & (n - 1);
         while (slots[i] != 0)
             i = (i + 1) & (n - 1);
-        slots[i] = id | (h >> 32 << 32);
+        slots[i] = id | slot_tag(h);
     }
     return 0;
 }
@@ -127,7 +136,7 @@ uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
     if (found) {
         c->ptr = s;
         c->len = (uint32_t)len;
-        c->id = (uint32_t)t->slots[slot];
+        c->id = t->slots[slot] & ID_MASK;
         return c->id;
     }
 
@@ -138,7 +147,7 @@ uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
     if ((size_t)t->arena_len + len > t->arena_cap &&
         grow_arena(t, (size_t)t->arena_len + len) != 0)
         goto full;
-    if ((t->n_entries + 1) * 2 > t->n_slots) {
+    if ((uint64_t)(t->n_entries + 1) * 4 > (uint64_t)t->n_slots * 3) {
         if (grow_slots(t) != 0)
             goto full;
         slot = find_slot(t, s, len, h, &found);
@@ -151,7 +160,7 @@ uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
     e->len = (uint32_t)len;
     memcpy(t->arena + t->arena_len, s, len);
     t->arena_len += (uint32_t)len;
-    t->slots[slot] = id | (h >> 32 << 32);
+    t->slots[slot] = id | slot_tag(h);
     c->ptr = s;
     c->len = (uint32_t)len;
     c->id = id;
