@@ -870,6 +870,11 @@ typedef struct strict {
 } strict;
 
 static void strict_put(strict *s, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void strict_put(strict *s, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
