@@ -281,8 +281,10 @@ static tread_status fd_finish(void *dec)
     fxt_decoder *d = dec;
     if (d->finished)
         return TREAD_STATUS_OK;
-    if (d->large.phase == FXT_LARGE_HEADER || d->large.phase == FXT_LARGE_EMIT) {
-        /* what was gathered may complete the header part, or the record */
+    if (d->large.phase != FXT_LARGE_NONE) {
+        /* what was gathered may complete the header part, or the record;
+         * a payload whose last piece's callback asked to stop is complete
+         * but still in its phase: this moves it on, with no input */
         size_t used;
         tread_status st = fxt_large_feed(d, (const unsigned char *)"", 0, &used);
         if (st != TREAD_STATUS_OK)

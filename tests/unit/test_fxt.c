@@ -1078,6 +1078,55 @@ static void test_fast_readers_match(void)
     fxb_free(&b);
 }
 
+/* A large blob that ends the input, whose last piece's callback asks to
+ * stop: after tread_resume the record is complete, and tread_finish must
+ * not call it truncated (found by fuzz_fxt: the payload stayed in its
+ * phase, and finish only moved on the header phases). */
+static int stop_on_last(void *user, const tread_blob *b)
+{
+    int *pieces = user;
+    (*pieces)++;
+    return b->last;
+}
+
+static int count_warning(void *user, const tread_warning *w)
+{
+    (void)w;
+    ((int *)user)[1]++; /* counts: pieces, then warnings */
+    return 0;
+}
+
+static void test_large_stop_on_last_piece(void)
+{
+    fxb b;
+    fxb_init(&b);
+    preamble(&b);
+    static unsigned char payload[9000];
+    memset(payload, 0x33, sizeof payload);
+    size_t s = fxb_begin(&b, 15 | (UINT64_C(1) << 40));
+    fxb_word(&b, FXB_INLINE(8) | ((uint64_t)FXB_INLINE(3) << 16));
+    fxb_stream(&b, "category", 8);
+    fxb_stream(&b, "big", 3);
+    fxb_word(&b, sizeof payload);
+    fxb_stream(&b, payload, sizeof payload);
+    fxb_end(&b, s);
+    int counts[2] = {0, 0}; /* pieces, warnings */
+    tread_parser *p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_FXT), 0);
+    const tread_callbacks cb = {.blob = stop_on_last, .warning = count_warning};
+    tread_set_callbacks(p, &cb, counts);
+    CHECK_EQ_INT(tread_feed(p, b.d, b.len), TREAD_STATUS_PAUSED);
+    CHECK_EQ_INT(counts[0], 3);
+    CHECK_EQ_INT(tread_resume(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(counts[1], 0);
+    tread_stats st;
+    tread_get_stats(p, &st);
+    CHECK_EQ_INT(st.warnings, 0);
+    tread_parser_free(p);
+    fxb_free(&b);
+}
+
 int main(void)
 {
     test_event_types();
@@ -1094,5 +1143,6 @@ int main(void)
     test_large_header_at_end();
     test_string_fast_stops();
     test_fast_readers_match();
+    test_large_stop_on_last_piece();
     return TEST_EXIT();
 }
