@@ -3,8 +3,10 @@
  * str_hash against memcmp, name_table against a linear list of names
  * (one id per distinct name, whatever address the name comes from, and
  * the same address holding another name later), thread_table against a
- * list of (pid, tid), and the process table's generation that tells
- * the stats collector when a kept process_entry * is stale.
+ * list of (pid, tid), the slice stacks against per-thread arrays across
+ * the table's growth, and the process table's
+ * generation that tells the stats collector when a kept process_entry *
+ * is stale.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -182,10 +184,66 @@ static void test_thread_process_tables(void)
     process_table_free(&pt);
 }
 
+/* Slices pushed and popped on threads that keep being added (the table
+ * grows and moves entries and stacks), against an array per thread. */
+static void test_slice_stacks(void)
+{
+    enum { THREADS = 700, OPS = 60000, DEPTH = 40 };
+    static int64_t model[THREADS][DEPTH];
+    static int depth[THREADS];
+    thread_table t;
+    CHECK_EQ_INT(thread_table_init(&t), 0);
+    int bad = 0, pushed = 0, popped = 0, open = 0;
+    for (int op = 0; op < OPS; op++) {
+        /* early ops on few threads, so stacks exist before the growth */
+        int limit = 4 + op * THREADS / (OPS / 2);
+        int k = (int)(next_rand() % (uint64_t)(limit < THREADS ? limit : THREADS));
+        thread_entry *e = thread_table_get(&t, 1000 + k % 7, k);
+        if (!e) {
+            bad++;
+            continue;
+        }
+        slice_frame f;
+        int overflowed;
+        if (depth[k] < DEPTH && (depth[k] == 0 || next_rand() % 3 != 0)) {
+            int64_t ts = (int64_t)(next_rand() >> 1);
+            f = (slice_frame){ts, (uint32_t)k, 1};
+            if (thread_slice_push(&t, e, f) != 0)
+                bad++;
+            model[k][depth[k]++] = ts;
+            pushed++;
+        } else {
+            int got = thread_slice_pop(e, &f, &overflowed);
+            if (!got || overflowed || f.ts != model[k][--depth[k]] || f.name_id != (uint32_t)k)
+                bad++;
+            popped++;
+        }
+    }
+    for (int k = 0; k < THREADS; k++)
+        open += depth[k];
+    CHECK_EQ_INT(bad, 0);
+    CHECK(t.n_slots >= 1024); /* it grew several times */
+    CHECK(popped > 1000 && pushed > popped);
+    int left = 0;
+    for (uint32_t i = 0; i < t.n_slots; i++)
+        if (t.slots[i].used)
+            left += (int)(t.slots[i].depth + t.slots[i].overflow);
+    CHECK_EQ_INT(left, open);
+    /* an E with no B, on a thread whose stack is empty */
+    thread_entry *e = thread_table_get(&t, 5, 5);
+    slice_frame f;
+    int overflowed;
+    CHECK(e != NULL);
+    CHECK_EQ_INT(thread_slice_pop(e, &f, &overflowed), 0);
+    CHECK_EQ_INT(overflowed, 0);
+    thread_table_free(&t);
+}
+
 int main(void)
 {
     test_str_eq_hash();
     test_name_table();
     test_thread_process_tables();
+    test_slice_stacks();
     return TEST_EXIT();
 }
