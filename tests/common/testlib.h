@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>
+#include <tread.h>
 
 /* defined in testlib.c, so helpers in other files count too */
 extern int test_failures;
@@ -43,6 +44,10 @@ extern int test_checks;
                     b_ ? b_ : "(null)");                                       \
         }                                                                      \
     } while (0)
+
+/* The format counter name of p (tread_get_format_counters); a name the
+ * decoder does not report is a failed check (and 0). */
+uint64_t test_format_counter(const tread_parser *p, const char *name);
 
 #define TEST_EXIT()                                                            \
     (fprintf(stderr, "%d checks, %d failed\n", test_checks, test_failures),    \

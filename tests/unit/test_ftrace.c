@@ -303,16 +303,6 @@ static void run(got *g, const char *text, size_t chunk)
     tread_parser_free(p);
 }
 
-static uint64_t counter(tread_parser *p, const char *name)
-{
-    tread_counter c[128];
-    size_t n = tread_get_format_counters(p, c, 128);
-    for (size_t i = 0; i < n && i < 128; i++)
-        if (strcmp(c[i].name, name) == 0)
-            return c[i].value;
-    return 0;
-}
-
 static const char sample[] =
     "# tracer: nop\n"
     "#\n"
@@ -474,12 +464,12 @@ static void test_counters_and_crlf(void)
     CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
     CHECK_EQ_INT(g.n, 2);
     CHECK_EQ_STR(g.args[0], "k=#1;");
-    CHECK_EQ_INT(counter(p, "lines"), 6);
-    CHECK_EQ_INT(counter(p, "lost_events"), 11);
-    CHECK_EQ_INT(counter(p, "lost_events.cpu2"), 11);
-    CHECK_EQ_INT(counter(p, "lost_markers"), 2);
-    CHECK_EQ_INT(counter(p, "lines_not_understood"), 1);
-    CHECK_EQ_INT(counter(p, "header_lines"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "lines"), 6);
+    CHECK_EQ_INT(test_format_counter(p, "lost_events"), 11);
+    CHECK_EQ_INT(test_format_counter(p, "lost_events.cpu2"), 11);
+    CHECK_EQ_INT(test_format_counter(p, "lost_markers"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "lines_not_understood"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "header_lines"), 1);
     tread_stats s;
     tread_get_stats(p, &s);
     CHECK_EQ_INT(s.warnings_by_kind[TREAD_WARN_DATA_LOSS], 2);
@@ -508,7 +498,7 @@ static void test_line_limit(void)
     CHECK_EQ_INT(g.n, 3);
     CHECK_EQ_STR(g.names[0], "first");
     CHECK_EQ_STR(g.names[1], "last");
-    CHECK_EQ_INT(counter(p, "lines_too_long"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "lines_too_long"), 2);
     CHECK_EQ_INT(g.nw, 2);
     CHECK_EQ_INT(g.woff[0], strstr(a, "  a-1 [000] .... 1.0: long") - a);
     tread_parser_free(p);

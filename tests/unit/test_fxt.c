@@ -142,16 +142,6 @@ static tread_status parse(const fxb *b, collect *c, int sniff, tread_parser **ke
     return st;
 }
 
-static uint64_t counter(tread_parser *p, const char *name)
-{
-    tread_counter c[64];
-    size_t n = tread_get_format_counters(p, c, 64);
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (strcmp(c[i].name, name) == 0)
-            return c[i].value;
-    return UINT64_MAX;
-}
-
 /* magic, provider 7 "prov", 1 GHz, strings 1 "cat" 2 "name", thread 1 */
 static void preamble(fxb *b)
 {
@@ -217,8 +207,8 @@ static void test_event_types(void)
     CHECK(strstr(c.warnings, "bad_counter_value") != NULL);
     CHECK_EQ_INT(c.records, 6 + 11);
     CHECK_EQ_INT(c.record_types[TREAD_FXT_EVENT], 11);
-    CHECK_EQ_INT(counter(p, "records_by_type.event"), 11);
-    CHECK_EQ_INT(counter(p, "providers"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "records_by_type.event"), 11);
+    CHECK_EQ_INT(test_format_counter(p, "providers"), 1);
     tread_parser_free(p);
     fxb_free(&b);
 }
@@ -309,10 +299,10 @@ static void test_tables(void)
     CHECK(c.ev[6].flags & TREAD_HAS_PROVIDER);
     CHECK_EQ_INT(c.nwarn, 2);
     CHECK(strstr(c.warnings, "unresolved_ref") != NULL);
-    CHECK_EQ_INT(counter(p, "string_table_misses"), 1);
-    CHECK_EQ_INT(counter(p, "thread_table_misses"), 1);
-    CHECK_EQ_INT(counter(p, "index0_records_ignored"), 2);
-    CHECK_EQ_INT(counter(p, "providers"), 3);
+    CHECK_EQ_INT(test_format_counter(p, "string_table_misses"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "thread_table_misses"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "index0_records_ignored"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "providers"), 3);
     tread_parser_free(p);
     fxb_free(&b);
 }
@@ -530,8 +520,8 @@ static void test_blobs(void)
         CHECK_EQ_STR(c.ev[4].args, "k=int,");
         CHECK(strstr(c.warnings, "unknown_record") != NULL);
         CHECK_EQ_INT(c.nwarn, 1);
-        CHECK_EQ_INT(counter(p, "blob_bytes"), 15000);
-        CHECK_EQ_INT(counter(p, "records_by_type.large"), 3);
+        CHECK_EQ_INT(test_format_counter(p, "blob_bytes"), 15000);
+        CHECK_EQ_INT(test_format_counter(p, "records_by_type.large"), 3);
         tread_parser_free(p);
     }
     fxb_free(&b);

@@ -108,18 +108,6 @@ static tread_status parse(coll *c, const pb *t, const int64_t *opts, tread_parse
     return st;
 }
 
-static uint64_t counter(tread_parser *p, const char *name)
-{
-    tread_counter cs[128];
-    size_t n = tread_get_format_counters(p, cs, 128);
-    for (size_t i = 0; i < n && i < 128; i++)
-        if (strcmp(cs[i].name, name) == 0)
-            return cs[i].value;
-    fprintf(stderr, "no counter %s\n", name);
-    test_failures++;
-    return 0;
-}
-
 /* ---- building packets ------------------------------------------------- */
 
 /* TracePacket fields */
@@ -246,9 +234,9 @@ static void test_framing(void)
     CHECK_EQ_INT(c.e[0].ev.ts, 100);
     CHECK_EQ_INT(c.e[0].ev.seq_id, 1);
     CHECK(c.e[0].ev.flags & TREAD_HAS_SEQ);
-    CHECK_EQ_INT(counter(p, "zero_length_packets"), 1);
-    CHECK_EQ_INT(counter(p, "skipped_top_level_fields"), 5);
-    CHECK_EQ_INT(counter(p, "packets"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "zero_length_packets"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "skipped_top_level_fields"), 5);
+    CHECK_EQ_INT(test_format_counter(p, "packets"), 1);
     tread_parser_free(p);
 
     /* concatenated traces are one trace */
@@ -271,7 +259,7 @@ static void test_framing(void)
     CHECK_EQ_INT(parse(&c, &bad, NULL, &p), TREAD_STATUS_OK);
     CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_RECORD], 1);
     CHECK_EQ_INT(c.n, 1);
-    CHECK_EQ_INT(counter(p, "bad_packets"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "bad_packets"), 1);
     tread_parser_free(p);
 
     /* a packet larger than max_event_bytes: an error at its offset */
@@ -354,8 +342,8 @@ static void test_compressed(void)
     CHECK_EQ_INT(c.e[39].ev.ts, 29);
     CHECK_EQ_INT(c.hooks, 40);
     CHECK(c.hook_state[0] & TREAD_PF_STATE_COMPRESSED);
-    CHECK_EQ_INT(counter(p, "compressed_packets_expanded"), 2);
-    CHECK_EQ_INT(counter(p, "packets_in_compressed"), 40);
+    CHECK_EQ_INT(test_format_counter(p, "compressed_packets_expanded"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "packets_in_compressed"), 40);
     tread_parser_free(p);
 
     /* every chunking and a stop after every event give the same */
@@ -388,7 +376,7 @@ static void test_compressed(void)
     tread_parser_free(p);
     /* within the limit it is 100000 empty packets */
     CHECK_EQ_INT(parse(&c, &t, NULL, &p), TREAD_STATUS_OK);
-    CHECK_EQ_INT(counter(p, "zero_length_packets"), 100000);
+    CHECK_EQ_INT(test_format_counter(p, "zero_length_packets"), 100000);
     tread_parser_free(p);
 
     /* a corrupt stream: warned, the trace goes on */
@@ -482,11 +470,11 @@ static void test_sequence_state(void)
     CHECK_EQ_INT(c.e[1].ev.ts, 3);
     CHECK_EQ_STR(c.e[2].name, "named");
     CHECK_EQ_INT(c.e[2].ev.seq_id, 4);
-    CHECK_EQ_INT(counter(p, "packets_dropped_invalid_state"), 2);
-    CHECK_EQ_INT(counter(p, "previous_packet_dropped_by_cause.present"), 1);
-    CHECK_EQ_INT(counter(p, "previous_packet_dropped_by_cause.smb_full"), 1);
-    CHECK_EQ_INT(counter(p, "interning_misses"), 1);
-    CHECK_EQ_INT(counter(p, "sequences"), 3);
+    CHECK_EQ_INT(test_format_counter(p, "packets_dropped_invalid_state"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "previous_packet_dropped_by_cause.present"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "previous_packet_dropped_by_cause.smb_full"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "interning_misses"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "sequences"), 3);
     /* the hook saw every packet, with its state */
     CHECK_EQ_INT(c.hooks, 10);
     CHECK(c.hook_state[0] & TREAD_PF_STATE_DROPPED);
@@ -668,12 +656,12 @@ static void test_clocks_defaults_tracks(void)
     CHECK_EQ_INT(e->ev.raw_ts, 12345);
     CHECK_EQ_INT(e->ev.clock_id, 2);
     CHECK_EQ_INT(c.warn[TREAD_WARN_CLOCK], 1);
-    CHECK_EQ_INT(counter(p, "clock_conversion_failures"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "clock_conversion_failures"), 1);
     if (i + 8 < c.n) {
         CHECK_EQ_INT(c.e[i + 8].ev.track_uuid, 555);
         CHECK_EQ_INT(c.e[i + 8].ev.track_kind, TREAD_TRACK_NONE);
     }
-    CHECK_EQ_INT(counter(p, "unknown_track_refs"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "unknown_track_refs"), 1);
 out:
     tread_parser_free(p);
     pb_free(&t), pb_free(&te), pb_free(&defaults), pb_free(&k);

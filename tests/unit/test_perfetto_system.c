@@ -99,18 +99,6 @@ static tread_status parse(coll *c, const pb *t, tread_parser **out)
     return st;
 }
 
-static uint64_t counter(tread_parser *p, const char *name)
-{
-    tread_counter cs[128];
-    size_t n = tread_get_format_counters(p, cs, 128);
-    for (size_t i = 0; i < n && i < 128; i++)
-        if (strcmp(cs[i].name, name) == 0)
-            return cs[i].value;
-    fprintf(stderr, "no counter %s\n", name);
-    test_failures++;
-    return 0;
-}
-
 /* The first event named name (and kind, unless -1), or NULL. */
 static const cev *find(const coll *c, const char *name, int kind)
 {
@@ -305,9 +293,9 @@ static void test_ftrace_events(void)
         CHECK(e->has_irq && e->a_irq == 9);
         CHECK_EQ_INT(e->ev.ts, 1800);
     }
-    CHECK_EQ_INT(counter(p, "ftrace_bundles"), 1);
-    CHECK_EQ_INT(counter(p, "ftrace_events"), 9);
-    CHECK_EQ_INT(counter(p, "ftrace_generic_events"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_bundles"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_events"), 9);
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_generic_events"), 1);
     tread_parser_free(p);
     pb_free(&t);
 }
@@ -441,8 +429,8 @@ static void test_ftrace_compact(void)
         CHECK(!(s3->ev.flags & TREAD_HAS_TID));
         CHECK_EQ_INT(c.e[6].ev.tid, 11);
     }
-    CHECK_EQ_INT(counter(p, "ftrace_compact_sched_switch"), 4);
-    CHECK_EQ_INT(counter(p, "ftrace_compact_sched_waking"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_compact_sched_switch"), 4);
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_compact_sched_waking"), 2);
     tread_parser_free(p);
     pb_free(&t);
 }
@@ -494,8 +482,8 @@ static void test_ftrace_clocks(void)
     }
     CHECK_EQ_INT(c.warn[TREAD_WARN_DATA_LOSS], 1);
     CHECK_EQ_INT(c.warn[TREAD_WARN_CLOCK], 1);
-    CHECK_EQ_INT(counter(p, "ftrace_bundles_lost_events"), 1);
-    CHECK_EQ_INT(counter(p, "ftrace_timestamps_raw_clock"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_bundles_lost_events"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_timestamps_raw_clock"), 1);
     tread_parser_free(p);
     pb_free(&t);
 }
@@ -574,8 +562,8 @@ static void test_sys_stats(void)
     e = find(&c, "oom_score_adj", TREAD_EVENT_COUNTER);
     CHECK(e && e->ev.value_int == 900);
     CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_RECORD], 1);
-    CHECK_EQ_INT(counter(p, "sys_stats_packets"), 1);
-    CHECK_EQ_INT(counter(p, "process_stats_packets"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "sys_stats_packets"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "process_stats_packets"), 1);
     tread_parser_free(p);
     pb_free(&t);
 }
@@ -650,8 +638,8 @@ static void test_log_battery_power(void)
     e = find(&c, "power.S4M_VDD_CPUCL0_uws", TREAD_EVENT_COUNTER);
     CHECK(e && e->ev.value_int == 123456 && e->ev.ts == 3000000);
     CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 1);
-    CHECK_EQ_INT(counter(p, "android_log_events"), 1);
-    CHECK_EQ_INT(counter(p, "power_rail_unknown_index"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "android_log_events"), 1);
+    CHECK_EQ_INT(test_format_counter(p, "power_rail_unknown_index"), 1);
     tread_parser_free(p);
     pb_free(&t);
 }
