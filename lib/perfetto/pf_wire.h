@@ -123,9 +123,8 @@ int pf_next_slow(pf_reader *r, pf_field *f);
 
 /* (always inlined: the hot loops walk every field through it) The common
  * fields have a one- or two-byte tag and are a varint or a length-delimited
- * field with a one-byte length: read here in a handful of instructions
- * (longer varints when at least 11 bytes remain); everything else goes to
- * pf_next_slow. */
+ * field with a one- or two-byte length: read here in a handful of
+ * instructions; everything else goes to pf_next_slow. */
 static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
 {
     const unsigned char *p = r->p, *end = r->end, *start = p;
@@ -146,19 +145,32 @@ static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
         if (w == PF_WIRE_VARINT) {
             const unsigned char *q = p + 2;
             if (v & 0x80) {
-                if (end - p < 11)
-                    return pf_next_slow(r, f);
-                /* at least 9 more bytes lie in [q, end) */
                 v &= 0x7f;
                 int shift = 7;
-                for (;;) {
-                    unsigned c = *q++;
-                    v |= (uint64_t)(c & 0x7f) << shift;
-                    if (!(c & 0x80))
-                        break;
-                    shift += 7;
-                    if (shift >= 70)
-                        return pf_next_slow(r, f); /* longer than 10 bytes */
+                if (PF_LIKELY(end - p >= 11)) {
+                    /* at least 9 more bytes lie in [q, end) */
+                    for (;;) {
+                        unsigned c = *q++;
+                        v |= (uint64_t)(c & 0x7f) << shift;
+                        if (!(c & 0x80))
+                            break;
+                        shift += 7;
+                        if (shift >= 70)
+                            return pf_next_slow(r, f); /* longer than 10 bytes */
+                    }
+                } else {
+                    /* near the end of the message (a timestamp or pid
+                     * last): each byte checked; fewer than 10 bytes
+                     * remain, so no varint here is too long */
+                    for (;;) {
+                        if (q >= end)
+                            return pf_next_slow(r, f); /* cut short */
+                        unsigned c = *q++;
+                        v |= (uint64_t)(c & 0x7f) << shift;
+                        if (!(c & 0x80))
+                            break;
+                        shift += 7;
+                    }
                 }
             }
             f->start = start;
@@ -170,15 +182,26 @@ static inline PF_ALWAYS_INLINE int pf_next(pf_reader *r, pf_field *f)
             r->p = q;
             return PF_OK;
         }
-        if (w == PF_WIRE_LEN && v < 0x80 && v <= (uint64_t)(end - p - 2)) {
-            f->start = start;
-            f->num = t >> 3;
-            f->wire = PF_WIRE_LEN;
-            f->v = 0;
-            f->data = p + 2;
-            f->len = (size_t)v;
-            r->p = p + 2 + v;
-            return PF_OK;
+        if (w == PF_WIRE_LEN) {
+            /* a length of one or two bytes (up to 16383: ftrace bundles,
+             * descriptors, interned data) */
+            const unsigned char *q = p + 2;
+            if (v & 0x80) {
+                if (end - p < 3 || (p[2] & 0x80))
+                    return pf_next_slow(r, f);
+                v = (v & 0x7f) | ((uint64_t)p[2] << 7);
+                q++;
+            }
+            if (v <= (uint64_t)(end - q)) {
+                f->start = start;
+                f->num = t >> 3;
+                f->wire = PF_WIRE_LEN;
+                f->v = 0;
+                f->data = q;
+                f->len = (size_t)v;
+                r->p = q + v;
+                return PF_OK;
+            }
         }
     }
     return pf_next_slow(r, f);
