@@ -19,6 +19,7 @@
  */
 #include "perfetto/pf_system.h"
 #include "ftrace/ftrace_map.h"
+#include "perfetto/pf_walk.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -91,21 +92,35 @@ static int64_t sx32(uint64_t v) { return (int64_t)(int32_t)(uint32_t)v; }
 
 /* ---- one FtraceEvent ------------------------------------------------------ */
 
-typedef struct gen_find {
-    uint32_t num;
-    const char *name;
-    const tread_perfetto_msgtype *type;
-} gen_find;
-
-static int gen_cb(void *user, const tread_perfetto_field *f)
+/* The name and args type of a generic event: FtraceEvent field num as the
+ * schema names it (what a walk of the FtraceEvent reports: its fields are
+ * all scalars or messages, so nothing before num can stop the walk), else
+ * "ftrace_event_<num>". Cached: a trace has few kinds. NULL after
+ * tread__fail. */
+static const struct pf_gen_name *gen_name(pf_decoder *d, uint32_t num, uint64_t off)
 {
-    gen_find *g = user;
-    if (f->depth == 0 && f->number == g->num && f->step == TREAD_PF_MESSAGE_BEGIN) {
-        g->name = f->name;
-        g->type = f->msgtype;
-        return 2; /* found: stop */
+    pf_sys *y = d->sys;
+    struct pf_gen_name *g = &y->gen_names[num & 31];
+    if (PF_LIKELY(g->num == num))
+        return g;
+    const char *name = NULL;
+    const tread_perfetto_msgtype *type = NULL;
+    size_t n;
+    if (pf_walk_message_field(y->t_ftrace_event, num, &name, &type)) {
+        n = strlen(name);
+    } else {
+        char nb[40];
+        n = (size_t)snprintf(nb, sizeof nb, "ftrace_event_%u", (unsigned)num);
+        name = pf_sys_intern(d, nb, n, off);
+        if (!name)
+            return NULL;
+        type = NULL;
     }
-    return f->step == TREAD_PF_MESSAGE_BEGIN ? TREAD_PF_WALK_SKIP : 0;
+    g->num = num;
+    g->name = name;
+    g->len = n;
+    g->type = type;
+    return g;
 }
 
 static int ftrace_event(pf_decoder *d, pf_seq *s, const fclock *ck, int has_cpu, uint64_t cpu,
@@ -298,23 +313,12 @@ static int ftrace_event(pf_decoder *d, pf_seq *s, const fclock *ck, int has_cpu,
     }
     default: {
         /* named by its FtraceEvent field, args through the schema */
-        gen_find gf = {num, NULL, NULL};
-        if (y->t_ftrace_event)
-            (void)tread_perfetto_walk(y->t_ftrace_event, m, len, 0, gen_cb, &gf, NULL);
-        tread_str name;
-        if (gf.name) {
-            name.ptr = gf.name;
-            name.len = strlen(gf.name);
-        } else {
-            char nb[40];
-            int n = snprintf(nb, sizeof nb, "ftrace_event_%u", (unsigned)num);
-            name.ptr = pf_sys_intern(d, nb, (size_t)n, base->offset);
-            if (!name.ptr)
-                return -1;
-            name.len = (size_t)n;
-        }
-        if (gf.type)
-            c.args = tread_perfetto_args(gf.type, em, elen);
+        const struct pf_gen_name *gn = gen_name(d, num, base->offset);
+        if (!gn)
+            return -1;
+        tread_str name = {gn->name, gn->len};
+        if (gn->type)
+            c.args = tread_perfetto_args(gn->type, em, elen);
         tread__ftrace_event_init(ev, &c, name);
         mapped = tread__ftrace_map_generic(ev, &c);
         y->n_generic++;

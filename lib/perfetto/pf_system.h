@@ -95,6 +95,15 @@ typedef struct pf_sys {
     const tread_perfetto_msgtype *t_switch, *t_waking, *t_wakeup, *t_wakeup_new;
     const tread_perfetto_msgtype *t_cpufreq, *t_cpuidle, *t_newtask, *t_rename, *t_print;
     const tread_perfetto_msgtype *t_log_event, *t_ftrace_event, *t_log_message;
+    /* generic ftrace events: FtraceEvent field number -> its name (the
+     * schema's, else "ftrace_event_<n>" in the arena) and message type,
+     * direct-mapped (num 0: empty) */
+    struct pf_gen_name {
+        uint32_t num;
+        const char *name;
+        size_t len;
+        const tread_perfetto_msgtype *type;
+    } gen_names[32];
     /* counters */
     uint64_t n_bundles, n_ftrace_events, n_compact_switch, n_compact_waking;
     uint64_t n_generic, n_lost_bundles, n_sys_stats, n_process_stats, n_logs;

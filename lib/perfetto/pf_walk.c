@@ -102,6 +102,21 @@ int pf_walk_classify(const ProtobufCMessageDescriptor *md, const pf_field *f,
     return PF_WALK_UNKNOWN;
 }
 
+int pf_walk_message_field(const tread_perfetto_msgtype *t, uint32_t num, const char **name,
+                          const tread_perfetto_msgtype **type)
+{
+    pf_field f;
+    memset(&f, 0, sizeof f);
+    f.num = num;
+    f.wire = PF_WIRE_LEN;
+    const ProtobufCFieldDescriptor *fd;
+    if (!t || pf_walk_classify(desc_of(t), &f, &fd) != PF_WALK_MESSAGE)
+        return 0;
+    *name = fd->name;
+    *type = type_of(fd->descriptor);
+    return 1;
+}
+
 int pf_walk_packed_next(ProtobufCType t, const unsigned char **pp,
                         const unsigned char *end, uint64_t *raw)
 {

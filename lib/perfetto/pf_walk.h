@@ -23,6 +23,12 @@ enum {
 int pf_walk_classify(const ProtobufCMessageDescriptor *md, const pf_field *f,
                      const ProtobufCFieldDescriptor **fd);
 
+/* Field num of message type t when it is a message field: its name and
+ * type (what a walk of t reports as TREAD_PF_MESSAGE_BEGIN for it), else
+ * 0. */
+int pf_walk_message_field(const tread_perfetto_msgtype *t, uint32_t num, const char **name,
+                          const tread_perfetto_msgtype **type);
+
 /* The wire type one element of a scalar type has. */
 int pf_walk_elem_wire(ProtobufCType t);
 

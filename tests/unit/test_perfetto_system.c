@@ -300,6 +300,45 @@ static void test_ftrace_events(void)
     pb_free(&t);
 }
 
+/* ---- ftrace: generic event names (cached per field number) ----------- */
+
+static void test_ftrace_generic_names(void)
+{
+    /* 36, 68, 100 and 60004 share a slot of the decoder's name cache:
+     * every event must still get its own field's name, and its args */
+    static const uint32_t nums[] = {36, 68, 36, 60004, 100, 60004, 36};
+    static const char *const names[] = {"irq_handler_entry", "cgroup_mkdir",
+                                        "irq_handler_entry", "ftrace_event_60004",
+                                        "mm_compaction_defer_compaction",
+                                        "ftrace_event_60004", "irq_handler_entry"};
+    pb t, b, m;
+    pb_init(&t);
+    pb_init(&b);
+    pb_varint(&b, 1, 0);
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+        pb_init(&m);
+        pb_varint(&m, 1, 9);
+        fevent(&b, 100 + i, 5, nums[i], &m);
+        pb_free(&m);
+    }
+    packet(&t, 90, 1, &b);
+    pb_free(&b);
+    coll c;
+    tread_parser *p;
+    CHECK_EQ_INT(parse(&c, &t, &p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.n, 7);
+    for (int i = 0; i < c.n && i < 7; i++) {
+        CHECK_EQ_STR(c.e[i].name, names[i]);
+        CHECK_EQ_INT(c.e[i].ev.kind, TREAD_EVENT_INSTANT);
+        /* a schema type: args through it; an unknown field: none */
+        CHECK_EQ_INT(c.e[i].ev.args.encoding,
+                     nums[i] == 60004 ? TREAD_ARGS_TOKENS : TREAD_ARGS_PROTO);
+    }
+    CHECK_EQ_INT(test_format_counter(p, "ftrace_generic_events"), 7);
+    tread_parser_free(p);
+    pb_free(&t);
+}
+
 /* ---- ftrace: atrace prints ------------------------------------------- */
 
 static void test_ftrace_atrace(void)
@@ -805,6 +844,7 @@ static void test_equivalence(void)
 int main(void)
 {
     test_ftrace_events();
+    test_ftrace_generic_names();
     test_ftrace_atrace();
     test_ftrace_compact();
     test_ftrace_clocks();
