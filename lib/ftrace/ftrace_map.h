@@ -193,7 +193,8 @@ int tread__ftrace_map_task_rename(tread_event *ev, const tread_ftrace_common *c,
 int tread__atrace_parse(const char *text, size_t len, tread_atrace *out);
 
 /* Maps a parsed atrace payload onto *ev (initialised by
- * tread__ftrace_event_init). Returns TREAD_FTRACE_MAPPED. */
+ * tread__ftrace_event_init). Returns TREAD_FTRACE_MAPPED. Without a
+ * category field, ev->cat is a static NUL-terminated "atrace". */
 int tread__ftrace_map_atrace(tread_event *ev, const tread_ftrace_common *c,
                              const tread_atrace *a);
 

@@ -37,9 +37,9 @@ int pf_queue_grow(pf_decoder *d, uint64_t off)
     return 0;
 }
 
-pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
+pf_qitem *pf_queue_slot(pf_decoder *d, uint64_t off)
 {
-    if (d->q_len == d->q_cap && pf_queue_grow(d, base ? base->offset : 0))
+    if (d->q_len == d->q_cap && pf_queue_grow(d, off))
         return NULL;
     pf_qitem *it = &d->q[d->q_len++];
     it->is_hook = it->fmt_id = it->fmt_bind = 0;
@@ -47,9 +47,15 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
     it->plain = 0;
     it->bind_num = 0;
     it->seq = NULL;
-    if (!base)
-        return it; /* the raw hook: no event */
     it->general = 1;
+    return it;
+}
+
+pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
+{
+    pf_qitem *it = pf_queue_slot(d, base ? base->offset : 0);
+    if (!it || !base)
+        return it; /* (the raw hook: no event) */
     tread_event *ev = &it->ev;
     pf_reset_event_common(ev, base);
     pf_reset_event_rare(ev);

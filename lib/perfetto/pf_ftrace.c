@@ -166,7 +166,9 @@ static int ftrace_event(pf_decoder *d, pf_seq *s, const fclock *ck, int has_cpu,
     }
     c.offset = base->offset;
 
-    pf_qitem *q = pf_queue_event(d, base);
+    /* (every case below starts with tread__ftrace_event_init, which resets
+     * the whole event) */
+    pf_qitem *q = pf_queue_slot(d, base->offset);
     if (!q)
         return -1;
     tread_event *ev = &q->ev;
@@ -296,9 +298,13 @@ static int ftrace_event(pf_decoder *d, pf_seq *s, const fclock *ck, int has_cpu,
         t = y->t_print;
         c.args = t ? tread_perfetto_args(t, em, elen) : c.args;
         tread__ftrace_event_init(ev, &c, LIT("print"));
-        mapped = tread__ftrace_map_print(ev, &c, buf.ptr, buf.len);
+        tread_atrace a;
+        mapped = tread__atrace_parse(buf.ptr, buf.len, &a);
         if (mapped == TREAD_FTRACE_MAPPED) {
-            nul = 0; /* names, categories, cookies point into the packet */
+            mapped = tread__ftrace_map_atrace(ev, &c, &a);
+            /* names and cookies point into the packet; the category too
+             * unless it is the mapping's static "atrace" */
+            nul = a.category.len ? 0 : PF_NUL_CAT;
         } else {
             if (mapped == TREAD_FTRACE_MALFORMED)
                 tread__warn(d->p, TREAD_WARN_BAD_FIELD, base->offset,
@@ -486,7 +492,7 @@ static int compact_sched(pf_decoder *d, pf_seq *s, const fclock *ck, int has_cpu
         c.offset = base->offset;
         tread_buf *b = &y->synth;
         const unsigned char *msg = b->data + b->len;
-        pf_qitem *q = pf_queue_event(d, base);
+        pf_qitem *q = pf_queue_slot(d, base->offset); /* (reset by the init below) */
         if (!q) {
             e = 1;
             break;

@@ -570,6 +570,9 @@ int pf_queue_grow(pf_decoder *d, uint64_t off);
 /* A new queue slot, reset, with base's fields (NULL base: the raw hook's
  * slot); NULL after tread__fail. */
 pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base);
+/* A new queue slot whose event is not reset: for a caller that resets the
+ * whole event itself (tread__ftrace_event_init). NULL after tread__fail. */
+pf_qitem *pf_queue_slot(pf_decoder *d, uint64_t off);
 /* A copy of bytes in the track-name buffer (interned bytes accounting).
  * -1 after tread__fail. */
 int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off);

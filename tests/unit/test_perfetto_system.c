@@ -355,14 +355,20 @@ static void test_ftrace_atrace(void)
     print(&b, 600, 50, "I|40|tick\n");
     print(&b, 700, 50, "just some text\n");
     print(&b, 800, 50, "C|40|broken\n"); /* atrace-shaped, unusable */
+    /* a category of its own: copied at delivery, NUL-terminated (on_event
+     * checks), unlike the static "atrace" */
+    print(&b, 900, 50, "B|40|frame2|k=v|mycat\n");
     packet(&t, -1, 1, &b);
     pb_free(&b);
 
     coll c;
     CHECK_EQ_INT(parse(&c, &t, NULL), TREAD_STATUS_OK);
-    CHECK_EQ_INT(c.n, 8);
+    CHECK_EQ_INT(c.n, 9);
     const cev *e = find(&c, "frame", TREAD_EVENT_SLICE_BEGIN);
     CHECK(e && e->ev.pid == 40 && e->ev.tid == 50 && e->ev.ts == 100);
+    CHECK(e && !strcmp(e->cat, "atrace"));
+    e = find(&c, "frame2", TREAD_EVENT_SLICE_BEGIN);
+    CHECK(e && !strcmp(e->cat, "mycat") && e->ev.ts == 900);
     CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SLICE_END), 1);
     e = find(&c, "queue", TREAD_EVENT_COUNTER);
     CHECK(e && e->ev.value_int == 7 && e->ev.pid == 40);
