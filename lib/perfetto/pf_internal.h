@@ -251,8 +251,12 @@ typedef struct pf_decoder {
     /* compressed packet expansion */
     int z_active;
     int z_kind;                /* 1 zlib (compressed_packets), 2 zstd */
-    int z_done;                /* zlib: stream end seen */
-    z_stream zs;
+    int z_done;                /* zlib: stream end seen, adler32 matched */
+    int z_stop;                /* zlib: PF_Z_BAD / PF_Z_CUT wrapper, inflate
+                                  no more */
+    uint32_t z_adler;          /* zlib: adler32 of what came out */
+    z_stream zs;               /* (raw deflate: pf_decoder.c reads the
+                                  zlib wrapper itself) */
     tread_decompressor dz;
     const unsigned char *z_in;
     size_t z_in_len;
@@ -318,6 +322,9 @@ static inline int64_t pf_wrap_add(int64_t a, int64_t b)
 {
     return (int64_t)((uint64_t)a + (uint64_t)b);
 }
+
+/* pf_adler32.c: zlib's adler32(), faster. */
+uint32_t pf_adler32(uint32_t adler, const unsigned char *p, size_t len);
 
 /* pf_sequence.c */
 pf_seq *pf_seq_get(pf_decoder *d, uint32_t id);

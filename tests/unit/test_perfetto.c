@@ -395,6 +395,94 @@ static void test_compressed(void)
     pb_free(&inner), pb_free(&t), pb_free(&k), pb_free(&bomb), pb_free(&te);
 }
 
+/* The zlib wrapper of compressed_packets, each way it can be damaged:
+ * what zlib's own inflate makes of it (the header checks, a preset
+ * dictionary, the adler32 trailer, bytes after it), event counts and
+ * warnings. */
+static void test_compressed_zlib_wrapper(void)
+{
+    pb inner;
+    pb_init(&inner);
+    inner_trace(&inner, 20);
+    uLongf zl = compressBound(inner.len);
+    unsigned char *z = malloc(zl + 16);
+    CHECK(compress2(z, &zl, inner.data, inner.len, 9) == Z_OK);
+    unsigned char *m = malloc(zl + 16);
+    enum { OK_, BAD, TRUNC, TRAIL };
+    /* mutation, events expected, the one warning expected */
+    static const struct {
+        const char *what;
+        int events, warn;
+    } cases[] = {
+        {"intact", 20, OK_},
+        {"adler32 wrong", 20, BAD},
+        {"adler32 cut to 2 bytes", 20, TRUNC},
+        {"no adler32", 20, TRUNC},
+        {"3 bytes after the stream", 20, TRAIL},
+        {"header check wrong", 0, BAD},
+        {"method 9", 0, BAD},
+        {"window 2^16", 0, BAD},
+        {"window 2^9 (not enforced)", 20, OK_},
+        {"preset dictionary", 0, BAD},
+        {"preset dictionary cut", 0, TRUNC},
+        {"one byte", 0, TRUNC},
+        {"empty", 0, TRUNC},
+        {"deflate data cut", -1, TRUNC},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        size_t n = zl;
+        memcpy(m, z, zl);
+        switch (i) {
+        case 1: m[n - 1] ^= 1; break;
+        case 2: n -= 2; break;
+        case 3: n -= 4; break;
+        case 4: memcpy(m + n, "abc", 3), n += 3; break;
+        case 5: m[1] ^= 1; break;
+        case 6: m[0] = 0x79, m[1] = 0; m[1] = (unsigned char)(31 - (0x79 * 256) % 31); break;
+        case 7: m[0] = 0x88, m[1] = (unsigned char)(31 - (0x88 * 256) % 31); break;
+        case 8: m[0] = 0x18, m[1] = (unsigned char)(31 - (0x18 * 256) % 31); break;
+        case 9: /* FDICT, then a dictionary id */
+            m[0] = 0x78, m[1] = 0x20;
+            m[1] = (unsigned char)(m[1] + (31 - (0x78 * 256 + m[1]) % 31) % 31);
+            memmove(m + 6, m + 2, n - 2), memcpy(m + 2, "\1\2\3\4", 4), n += 4;
+            break;
+        case 10:
+            m[0] = 0x78, m[1] = 0x20;
+            m[1] = (unsigned char)(m[1] + (31 - (0x78 * 256 + m[1]) % 31) % 31);
+            n = 4;
+            break;
+        case 11: n = 1; break;
+        case 12: n = 0; break;
+        case 13: n = zl / 2; break;
+        }
+        pb t, k;
+        pb_init(&t);
+        pb_init(&k);
+        pb_bytes(&k, COMP, m, n);
+        packet(&t, &k);
+        coll c;
+        CHECK_EQ_INT(parse(&c, &t, NULL, NULL), TREAD_STATUS_OK);
+        if (cases[i].events >= 0)
+            CHECK_EQ_INT(c.n, cases[i].events);
+        CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_RECORD], cases[i].warn == BAD);
+        CHECK_EQ_INT(c.warn[TREAD_WARN_COMPRESSED_TRUNCATED], cases[i].warn == TRUNC);
+        CHECK_EQ_INT(c.warn[TREAD_WARN_TRAILING_DATA], cases[i].warn == TRAIL);
+        if (c.n != cases[i].events && cases[i].events >= 0)
+            fprintf(stderr, "  (case: %s)\n", cases[i].what);
+        /* the same in 1-byte chunks with a stop after every event */
+        dump a, b;
+        dump_init(&a), dump_init(&b);
+        b.stop_every = 1;
+        dump_parse(&a, t.data, t.len, 0, NULL);
+        dump_parse(&b, t.data, t.len, 1, NULL);
+        CHECK(a.text && b.text && strcmp(a.text, b.text) == 0);
+        dump_free(&a), dump_free(&b);
+        pb_free(&t), pb_free(&k);
+    }
+    free(z), free(m);
+    pb_free(&inner);
+}
+
 /* ---- sequence state and interning ------------------------------------- */
 
 static void test_sequence_state(void)
@@ -935,6 +1023,7 @@ int main(void)
 {
     test_framing();
     test_compressed();
+    test_compressed_zlib_wrapper();
     test_sequence_state();
     test_clocks_defaults_tracks();
     test_legacy_flows_descriptors();
