@@ -62,8 +62,9 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
     return it;
 }
 
-/* Appends s NUL-terminated to strbuf (room reserved by the caller). */
-static void put_str(tread_buf *b, tread_str *s)
+/* Appends s NUL-terminated to strbuf (room reserved by the caller).
+ * (inline: most events have several absent strings) */
+static inline PF_ALWAYS_INLINE void put_str(tread_buf *b, tread_str *s)
 {
     if (!s->ptr)
         return;
