@@ -5,6 +5,7 @@ TrackEvents built field by field from the numbers in perfetto_fields.tsv.
 Run from the repository root: python3 fuzz/perfetto_seeds.py"""
 import os
 import struct
+import zlib
 
 
 def varint(v):
@@ -165,6 +166,10 @@ def traces():
                                                          ann("x", vi(4, 1)))))
     whole = t["track_event_args.pftrace"]
     t["truncated.pftrace"] = whole[: len(whole) * 2 // 3]
+    # compressed_packets (zlib wrapper: header, deflate, adler32 trailer)
+    t["compressed_zlib.pftrace"] = (
+        packet(ln(50, zlib.compress(whole, 9))) +
+        packet(ln(50, zlib.compress(t["legacy_and_counters.pftrace"], 1))))
     return t
 
 
