@@ -31,7 +31,7 @@ typedef struct ftrace_decoder {
     int finished;
     ftrace_counts c;
     uint64_t lost_by_cpu[FTRACE_LOST_CPUS];
-    char lost_names[FTRACE_LOST_CPUS][24];
+    char lost_names[FTRACE_LOST_CPUS][28]; /* room for any int: gcc -O1 checks */
 } ftrace_decoder;
 
 static tread_str mkstr(const char *p, size_t n)

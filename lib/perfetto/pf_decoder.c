@@ -739,9 +739,9 @@ static tread_status framer_feed(pf_decoder *d, pf_framer *fr, const unsigned cha
                 hp = data + pos;
                 hn = len - pos;
             }
-            uint32_t num;
-            int wire;
-            uint64_t val;
+            uint32_t num = 0; /* (set by parse_hdr when hl > 0; gcc -O1 cannot tell) */
+            int wire = 0;
+            uint64_t val = 0;
             int hl = parse_hdr(hp, hn, &num, &wire, &val);
             if (hl == 0) {
                 memmove(fr->hdr, hp, hn); /* hn < 20: a header is at most 20 bytes */
