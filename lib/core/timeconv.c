@@ -4,39 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int timeconv_parse_integer(const char *s, size_t n, int64_t *i, uint64_t *u)
-{
-    size_t k = 0;
-    int neg = 0;
-    if (k < n && s[k] == '-') {
-        neg = 1;
-        k++;
-    }
-    if (k == n)
-        return TIMECONV_NOT_INT;
-    uint64_t v = 0;
-    for (; k < n; k++) {
-        unsigned d = (unsigned char)s[k] - '0';
-        if (d > 9)
-            return TIMECONV_NOT_INT;
-        if (v > (UINT64_MAX - d) / 10)
-            return TIMECONV_NOT_INT;
-        v = v * 10 + d;
-    }
-    if (neg) {
-        if (v > (uint64_t)INT64_MAX + 1)
-            return TIMECONV_NOT_INT;
-        *i = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
-        return TIMECONV_INT;
-    }
-    if (v <= (uint64_t)INT64_MAX) {
-        *i = (int64_t)v;
-        return TIMECONV_INT;
-    }
-    *u = v;
-    return TIMECONV_UINT;
-}
-
 static const double pow10_exact[] = {
     1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22

@@ -160,22 +160,6 @@ static int parse_i64(tread_str s, int64_t *out)
     uint64_t u;
     if (s.len == 0 || s.len > 24)
         return -1;
-    if (s.len <= 18) {
-        /* the common case (a tgid, a cookie): digits only, no overflow
-         * possible; anything else is timeconv's */
-        uint64_t v = 0;
-        size_t i = 0;
-        for (; i < s.len; i++) {
-            unsigned dg = (unsigned char)s.ptr[i] - '0';
-            if (dg > 9)
-                break;
-            v = v * 10 + dg;
-        }
-        if (i == s.len) {
-            *out = (int64_t)v;
-            return 0;
-        }
-    }
     return timeconv_parse_integer(s.ptr, s.len, out, &u) == TIMECONV_INT ? 0 : -1;
 }
 
