@@ -6,9 +6,11 @@
  * The driver (harness.c) walks every event's args with tread_args_next,
  * tread_args_skip and tread_args_find, which runs the lazy args codec
  * (lib/perfetto/pf_args.c) on what the decoder kept. Each input is parsed
- * whole by the general reader alone (TREAD_OPT_PERFETTO_FAST_PATH 0, the
- * reference), whole with the fast reader, and in random chunks with
- * pauses (fast reader on or off); all runs must agree, errors included.
+ * whole by the general reader alone (TREAD_OPT_PERFETTO_FAST_PATH 0) with
+ * compressed packets expanded inline (TREAD_OPT_DECOMPRESS_THREAD 0): the
+ * reference; whole with the fast reader, and in random chunks with pauses
+ * (fast reader on or off), both expanding on the decompression thread;
+ * all runs must agree, errors included.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,7 +47,7 @@ static void draw_options(pf_fuzz_options *o, fuzz_rng *r)
     o->stressed_fast = fuzz_rng_below(r, 4) != 0;
 }
 
-static tread_parser *new_parser(const pf_fuzz_options *o, int fast)
+static tread_parser *new_parser(const pf_fuzz_options *o, int fast, int thread)
 {
     tread_parser *p = tread_parser_create(NULL);
     if (!p)
@@ -64,6 +66,8 @@ static tread_parser *new_parser(const pf_fuzz_options *o, int fast)
         tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, o->max_warnings);
     if (tread_config(p, TREAD_OPT_PERFETTO_FAST_PATH, fast) != 0)
         fuzz_fail("tread_config rejects PERFETTO_FAST_PATH");
+    if (tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, thread) != 0)
+        fuzz_fail("tread_config rejects DECOMPRESS_THREAD");
     return p;
 }
 
@@ -81,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_outcome out[3];
     for (int i = 0; i < 3; i++) {
         fuzz_plan plan = {stressed[i], SIZE_MAX, PF_FUZZ_DECODED_BUDGET, TREAD_FORMAT_PERFETTO};
-        tread_parser *p = new_parser(&o, fast[i]);
+        tread_parser *p = new_parser(&o, fast[i], i > 0);
         fuzz_run(p, &plan, data, size, &out[i]);
         tread_parser_free(p);
     }

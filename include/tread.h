@@ -497,12 +497,21 @@ typedef enum tread_option {
                                       default 1 MiB, at least 256; a longer
                                       line is skipped with a counted
                                       TREAD_WARN_BAD_RECORD */
-    TREAD_OPT_PERFETTO_FAST_PATH   /* 1 (default): common TrackEvent
+    TREAD_OPT_PERFETTO_FAST_PATH,  /* 1 (default): common TrackEvent
                                       packets are read by a specialised
                                       reader, the rest by the general one;
                                       0: the general reader reads every
                                       packet. Events, warnings and errors
                                       are the same either way */
+    TREAD_OPT_DECOMPRESS_THREAD    /* Perfetto compressed packets expanded
+                                      on a second thread, beside decoding:
+                                      -1 (default) when the parser uses the
+                                      default allocator, 1 also with
+                                      tread_allocator hooks (which must
+                                      then be thread-safe: the thread
+                                      allocates through them), 0 never.
+                                      Events, warnings and errors are the
+                                      same either way */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;

@@ -27,6 +27,8 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->zstd_window_log_max = 27;
     p->json_fast_path = 1;
     p->perfetto_fast_path = 1;
+    p->decompress_thread = -1;
+    p->alloc_is_default = !(alloc && alloc->malloc_fn && alloc->realloc_fn && alloc->free_fn);
     p->max_decompressed_bytes = (uint64_t)512 << 20;
     p->max_interned_bytes = (uint64_t)256 << 20;
     p->max_line_bytes = (size_t)1 << 20;
@@ -97,6 +99,10 @@ int tread_config(tread_parser *p, tread_option opt, int64_t v)
     case TREAD_OPT_PERFETTO_FAST_PATH:
         if (v != 0 && v != 1) return -1;
         p->perfetto_fast_path = (int)v;
+        return 0;
+    case TREAD_OPT_DECOMPRESS_THREAD:
+        if (v < -1 || v > 1) return -1;
+        p->decompress_thread = (int)v;
         return 0;
     case TREAD_OPT_MAX_DECOMPRESSED_BYTES:
         if (v < 4096) return -1;

@@ -186,79 +186,6 @@ static const char *const loss_names[32] = {
 #undef BITNAME
 };
 
-/* The zlib wrapper of compressed_packets is read here and the deflate
- * data inflated raw: zlib's own check of the adler32 trailer ran a byte
- * loop over the whole output (~9% of expanding). Header and trailer are
- * judged as zlib's inflate() judges them (test_perfetto checks each way
- * they can be damaged). */
-enum { PF_Z_BAD = 1, PF_Z_CUT = 2 };
-
-/* The 2-byte header: its length, else PF_Z_CUT or PF_Z_BAD (as negative). */
-static int zlib_header(const unsigned char *in, size_t len)
-{
-    if (len < 2)
-        return -PF_Z_CUT;
-    unsigned cmf = in[0], flg = in[1];
-    if ((cmf * 256 + flg) % 31 || (cmf & 15) != Z_DEFLATED || (cmf >> 4) + 8 > 15)
-        return -PF_Z_BAD;
-    if (flg & 0x20) /* a preset dictionary: zlib asks for it once its id is read */
-        return len - 2 >= 4 ? -PF_Z_BAD : -PF_Z_CUT;
-    return 2;
-}
-
-static int start_expansion(pf_decoder *d, int zstd, const unsigned char *in, size_t len,
-                           uint64_t off)
-{
-    tread_parser *p = d->p;
-    if (!d->z_out) {
-        d->z_out = tread_malloc(&p->alloc, PF_ZOUT_CHUNK);
-        if (!d->z_out) {
-            tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory");
-            return -1;
-        }
-    }
-    if (zstd) {
-        int rc = tread_dz_init(&d->dz, TREAD_COMPRESSION_ZSTD, &p->alloc, p->zstd_window_log_max);
-        if (rc) {
-            tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory in the decompressor");
-            return -1;
-        }
-    } else {
-        memset(&d->zs, 0, sizeof d->zs);
-        if (inflateInit2(&d->zs, -15) != Z_OK) {
-            tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory in the decompressor");
-            return -1;
-        }
-        int h = zlib_header(in, len);
-        d->z_stop = h < 0 ? -h : 0;
-        d->z_adler = 1;
-        if (h > 0)
-            in += h, len -= (size_t)h;
-    }
-    d->z_kind = zstd ? 2 : 1;
-    d->z_active = 1;
-    d->z_in = in;
-    d->z_in_len = len;
-    d->z_total = 0;
-    d->z_off = off;
-    d->z_out_len = d->z_out_pos = 0;
-    d->z_done = 0;
-    d->inner.state = PF_F_HDR;
-    d->inner.hdr_len = 0;
-    d->inner.ngroups = 0;
-    return 0;
-}
-
-static void end_expansion(pf_decoder *d)
-{
-    if (d->z_kind == 2)
-        tread_dz_free(&d->dz);
-    else if (d->z_kind == 1)
-        inflateEnd(&d->zs);
-    d->z_kind = 0;
-    d->z_active = 0;
-}
-
 static tread_status framer_feed(pf_decoder *d, pf_framer *fr, const unsigned char *data,
                                 size_t len, uint64_t base_off, size_t *consumed);
 
@@ -270,84 +197,48 @@ static tread_status expand(pf_decoder *d)
     while (d->z_active) {
         if (d->z_out_pos < d->z_out_len) {
             size_t c = 0;
-            tread_status st = framer_feed(d, &d->inner, d->z_out + d->z_out_pos,
+            tread_status st = framer_feed(d, &d->inner, d->z_piece + d->z_out_pos,
                                           d->z_out_len - d->z_out_pos, d->z_off, &c);
             d->z_out_pos += c;
             if (st != TREAD_STATUS_OK)
                 return st;
             continue;
         }
-        size_t out_len = 0, used = 0;
-        int bad = 0, done = d->z_done;
-        if (!done && d->z_kind == 2) {
-            int rc = tread_dz_run(&d->dz, d->z_in, d->z_in_len, &used, d->z_out, PF_ZOUT_CHUNK,
-                                  &out_len);
-            if (rc == TREAD_DZ_NOMEM)
-                return tread__fail(p, TREAD_ERROR_NOMEM, d->z_off, "out of memory");
-            if (rc == TREAD_DZ_ERROR)
-                bad = 1;
-        } else if (!done && d->z_stop) {
-            bad = d->z_stop == PF_Z_BAD; /* nothing more comes out */
-        } else if (!done) {
-            d->zs.next_in = (unsigned char *)(uintptr_t)d->z_in;
-            d->zs.avail_in = d->z_in_len > UINT32_MAX ? UINT32_MAX : (uInt)d->z_in_len;
-            d->zs.next_out = d->z_out;
-            d->zs.avail_out = PF_ZOUT_CHUNK;
-            int rc = inflate(&d->zs, Z_NO_FLUSH);
-            used = (size_t)(d->zs.next_in - d->z_in);
-            out_len = PF_ZOUT_CHUNK - d->zs.avail_out;
-            d->z_adler = pf_adler32(d->z_adler, d->z_out, out_len);
-            if (rc == Z_STREAM_END) {
-                /* the adler32 trailer, big-endian */
-                const unsigned char *t = d->z_in + used;
-                if (d->z_in_len - used < 4) {
-                    d->z_stop = PF_Z_CUT;
-                } else {
-                    uint32_t want = (uint32_t)t[0] << 24 | (uint32_t)t[1] << 16 |
-                                    (uint32_t)t[2] << 8 | t[3];
-                    used += 4;
-                    if (want == d->z_adler)
-                        d->z_done = 1;
-                    else
-                        d->z_stop = PF_Z_BAD;
-                }
-            } else if (rc == Z_MEM_ERROR) {
-                return tread__fail(p, TREAD_ERROR_NOMEM, d->z_off, "out of memory");
-            } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-                bad = 1;
-            }
+        int end = 0;
+        long n = pf_z_next(d, &d->z_piece, &end);
+        if (n < 0) {
+            pf_z_end(d);
+            return tread__fail(p, TREAD_ERROR_NOMEM, d->z_off, "out of memory");
         }
-        d->z_in += used;
-        d->z_in_len -= used;
-        d->z_total += out_len;
+        d->z_total += (uint64_t)n;
         if (d->z_total > p->max_decompressed_bytes) {
-            end_expansion(d);
+            pf_z_end(d);
             return tread__fail(p, TREAD_ERROR_LIMIT_MEMORY, d->z_off,
                                "compressed packet expands to more than %llu bytes "
                                "(TREAD_OPT_MAX_DECOMPRESSED_BYTES)",
                                (unsigned long long)p->max_decompressed_bytes);
         }
-        d->n_compressed_bytes += out_len;
+        d->n_compressed_bytes += (uint64_t)n;
         d->z_out_pos = 0;
-        d->z_out_len = out_len;
-        if (out_len)
+        d->z_out_len = (size_t)n;
+        if (n)
             continue;
         /* nothing more comes out: the end of this compressed packet */
-        if (bad)
+        if (end == PF_ZEND_BAD)
             tread__warn(p, TREAD_WARN_BAD_RECORD, d->z_off,
                         "compressed packet does not decompress: the rest of it is skipped");
-        else if (d->z_kind == 2 ? !tread_dz_complete(&d->dz) : !d->z_done)
+        else if (end == PF_ZEND_CUT)
             tread__warn(p, TREAD_WARN_COMPRESSED_TRUNCATED, d->z_off,
                         "compressed packet ends inside its stream: what came out was read");
-        else if (d->z_kind == 1 && d->z_in_len)
+        else if (end == PF_ZEND_TRAILING)
             tread__warn(p, TREAD_WARN_TRAILING_DATA, d->z_off,
                         "%zu bytes after the end of a compressed packet's stream: ignored",
-                        d->z_in_len);
+                        d->zj.in_len);
         if (d->inner.state != PF_F_HDR || d->inner.hdr_len || d->inner.ngroups)
             tread__warn(p, TREAD_WARN_TRUNCATED_EVENT, d->z_off,
                         "a packet inside the compressed packet is cut off: dropped");
         d->n_compressed++;
-        end_expansion(d);
+        pf_z_end(d);
     }
     return TREAD_STATUS_OK;
 }
@@ -402,8 +293,8 @@ static int relocate(pf_decoder *d, uint64_t off)
         REBASE(ev->args.data, const unsigned char *);
     }
     REBASE(d->pkt.data, const unsigned char *);
-    if (d->z_active)
-        REBASE(d->z_in, const unsigned char *);
+    if (d->z_active && !d->z_threaded) /* (the worker reads its own copy) */
+        REBASE(d->zj.in, const unsigned char *);
     if (d->chrome_active) {
         REBASE(d->chrome_bundle, const unsigned char *);
         REBASE(d->chrome_json, const unsigned char *);
@@ -479,8 +370,12 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
                         "a compressed packet inside a compressed packet: skipped");
             return TREAD_STATUS_OK;
         }
-        return start_expansion(d, zstd, comp, comp_len, off) ? TREAD_STATUS_ERROR
-                                                               : TREAD_STATUS_OK;
+        if (pf_z_start(d, zstd, comp, comp_len, off))
+            return TREAD_STATUS_ERROR;
+        d->inner.state = PF_F_HDR;
+        d->inner.hdr_len = 0;
+        d->inner.ngroups = 0;
+        return TREAD_STATUS_OK;
     }
     if (level)
         d->n_packets_inner++;
@@ -895,8 +790,7 @@ static void pf_destroy(void *dec)
 {
     D;
     const tread_alloc *a = &d->p->alloc;
-    if (d->z_active)
-        end_expansion(d);
+    pf_z_free(d);
     pf_chrome_free(d);
     pf_system_free(d);
     pf_seqs_free(d);
@@ -910,7 +804,6 @@ static void pf_destroy(void *dec)
     tread_buf_free(&d->catbuf);
     tread_buf_free(&d->flowbuf);
     tread_buf_free(&d->tflowbuf);
-    tread_free(a, d->z_out);
     tread_free(a, d->q);
     tread_free(a, d);
 }
@@ -925,6 +818,7 @@ static void *pf_create(tread_parser *p)
     d->inner.level = 1;
     tread_buf_init(&d->top.carry, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->inner.carry, &p->alloc, p->max_event_bytes);
+    tread_buf_init(&d->z_copy, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->hold, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->strbuf, &p->alloc, (size_t)-1);
     tread_buf_init(&d->catbuf, &p->alloc, p->max_event_bytes);

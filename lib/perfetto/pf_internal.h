@@ -11,6 +11,7 @@
 #include <tread.h>
 #include <tread/perfetto.h>
 #include "core/parser.h"
+#include "core/worker.h"
 #include "perfetto/pf_wire.h"
 #include "perfetto/pf_clock.h"
 #include "perfetto/pf_args.h"
@@ -212,6 +213,23 @@ enum {
                                 PF_MAX_EXTRA_COUNTERS) */
     PF_FAST_REASONS_
 };
+/* One compressed packet's stream (pf_expand.c), stepped by the decoder or
+ * by its worker thread, which then owns it. */
+typedef struct pf_zjob {
+    int kind;                  /* 1 zlib (compressed_packets), 2 zstd */
+    int done;                  /* zlib: stream end seen, adler32 matched */
+    int stop;                  /* zlib: wrapper damaged or cut: inflate no more */
+    int bad;                   /* the data does not decompress */
+    uint32_t adler;            /* zlib: adler32 of what came out */
+    z_stream zs;               /* raw deflate: pf_expand.c reads the wrapper */
+    tread_decompressor dz;
+    const unsigned char *in;
+    size_t in_len;
+} pf_zjob;
+
+/* How an expansion ended (pf_z_next). */
+enum { PF_ZEND_OK = 0, PF_ZEND_BAD, PF_ZEND_CUT, PF_ZEND_TRAILING };
+
 typedef struct pf_decoder {
     tread_parser *p;
     pf_clocks *clocks;
@@ -248,21 +266,17 @@ typedef struct pf_decoder {
     tread_buf flowbuf;         /* the TrackEvent's flow ids */
     tread_buf tflowbuf;        /* ...and terminating flow ids */
 
-    /* compressed packet expansion */
+    /* compressed packet expansion (pf_expand.c) */
     int z_active;
-    int z_kind;                /* 1 zlib (compressed_packets), 2 zstd */
-    int z_done;                /* zlib: stream end seen, adler32 matched */
-    int z_stop;                /* zlib: PF_Z_BAD / PF_Z_CUT wrapper, inflate
-                                  no more */
-    uint32_t z_adler;          /* zlib: adler32 of what came out */
-    z_stream zs;               /* (raw deflate: pf_decoder.c reads the
-                                  zlib wrapper itself) */
-    tread_decompressor dz;
-    const unsigned char *z_in;
-    size_t z_in_len;
+    int z_threaded;            /* this expansion runs on zw */
+    pf_zjob zj;                /* zw's while z_threaded */
+    tread_worker *zw;          /* the expanding thread, made at first use */
+    int zw_failed;             /* no thread could be had: expand inline */
+    tread_buf z_copy;          /* the compressed bytes, zw's own copy */
     uint64_t z_total;          /* bytes expanded from this packet */
     uint64_t z_off;            /* offset of the compressed packet */
-    unsigned char *z_out;
+    unsigned char *z_out;      /* inline: the one piece */
+    const unsigned char *z_piece; /* the piece being framed */
     size_t z_out_len, z_out_pos;
 
     /* ChromeEventBundle legacy JSON through a nested JSON decoder */
@@ -514,6 +528,16 @@ int pf_chrome_bundle(pf_decoder *d, const unsigned char *m, size_t len, const pf
 /* Feeds queued legacy JSON to the nested JSON decoder. */
 tread_status pf_chrome_continue(pf_decoder *d);
 void pf_chrome_free(pf_decoder *d);
+
+/* pf_expand.c: a compressed packet's expansion. pf_z_start: 0, or -1
+ * after tread__fail. pf_z_next: the next piece's length (> 0) with *out,
+ * 0 at the end with *end (PF_ZEND_*), -1 out of memory; the piece stays
+ * valid until the next call. pf_z_end ends an expansion (early or not);
+ * pf_z_free also frees the thread and buffers. */
+int pf_z_start(pf_decoder *d, int zstd, const unsigned char *in, size_t len, uint64_t off);
+long pf_z_next(pf_decoder *d, const unsigned char **out, int *end);
+void pf_z_end(pf_decoder *d);
+void pf_z_free(pf_decoder *d);
 
 /* Resetting an event: queue slots are zeroed once when the queue grows;
  * after that only the members the Perfetto decoder ever sets (in

@@ -2,7 +2,9 @@
  * everything tread delivers must be identical whether the input is fed
  * whole, in chunks of 4096, 7 or 1 byte(s), or with a stop (and resume)
  * after every event, and whether plain records take the fast path or
- * yajl reads everything (TREAD_OPT_JSON_FAST_PATH 0). To bound the run time (sanitizer builds in CI), files
+ * yajl reads everything (TREAD_OPT_JSON_FAST_PATH 0). The reference
+ * expands Perfetto compressed packets inline, every other run on the
+ * decompression thread (TREAD_OPT_DECOMPRESS_THREAD). To bound the run time (sanitizer builds in CI), files
  * with more than $CHUNK_FULL_EVENTS events (default 15000) get chunks of
  * 4096 and 509 bytes and a stop every 97 events instead. */
 #include <stdio.h>
@@ -20,7 +22,8 @@ static int check_file(const char *path, size_t full_events)
     }
     dump ref;
     dump_init(&ref);
-    dump_parse(&ref, buf, len, 0, NULL);
+    static const int64_t inline_expansion[] = {TREAD_OPT_DECOMPRESS_THREAD, 0, 0};
+    dump_parse(&ref, buf, len, 0, inline_expansion);
     int full = ref.events <= full_events;
     const size_t chunks[] = {4096, full ? 7 : 509, full ? 1 : 4096};
     int bad = 0;
