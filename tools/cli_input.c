@@ -53,6 +53,8 @@ static int configure(cli_input *in, const cli_options *opt)
     if (rc == 0 && opt->max_string_bytes > 0)
         rc = config(in, TREAD_OPT_MAX_STRING_BYTES, opt->max_string_bytes,
                     "--max-string-bytes");
+    if (rc == 0 && opt->single_thread)
+        rc = config(in, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread");
     /* Warnings beyond the printed ones need no callback; the stats still
      * count them all. Best effort: diag caps them as well. */
     if (rc == 0)

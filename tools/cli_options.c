@@ -33,6 +33,8 @@ void cli_print_usage(FILE *fp)
 "  --max-string-bytes N   longest string accepted (suffix K, M, G allowed)\n"
 "  -q, --quiet            do not print warnings\n"
 "  --no-progress          no progress bar, even on a terminal\n"
+"  --single-thread        expand Perfetto compressed packets on the\n"
+"                         reading thread too (default: on a second one)\n"
 "  --json                 stats: one JSON object instead of text\n"
 "  --top N                stats: how many top names to list (default 10)\n"
 "  --to FORMAT            convert, split: json or perfetto\n"
@@ -145,6 +147,8 @@ static int flag_option(cli_options *opt, const char *a)
         opt->quiet = 1;
     else if (strcmp(a, "--no-progress") == 0)
         opt->progress = 0;
+    else if (strcmp(a, "--single-thread") == 0)
+        opt->single_thread = 1;
     else if (strcmp(a, "--json") == 0)
         opt->json = 1;
     else if (strcmp(a, "--packets") == 0)

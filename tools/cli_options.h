@@ -35,6 +35,7 @@ typedef struct cli_options {
 
     int quiet;                /* -q: no warnings on stderr */
     int progress;             /* 1 auto, 0 --no-progress */
+    int single_thread;        /* --single-thread: no helper threads */
 
     /* cat */
     int packets;              /* --packets: Perfetto packets via the walk */

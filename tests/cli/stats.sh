@@ -95,4 +95,36 @@ assert len(s["top_processes"]) == 1
 ' "$tmp/out"
 fi
 
+# --single-thread: Perfetto compressed packets expanded on the reading
+# thread; the same stats and events as with the decompression thread
+expect_status 0 "convert to perfetto" "$TREAD" convert --to perfetto "$small" "$tmp/small.pftrace"
+if have python3; then
+    check "wrap the trace in compressed_packets" python3 -c '
+import sys, zlib
+def varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7f
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+def field(num, payload):
+    return varint(num << 3 | 2) + varint(len(payload)) + payload
+plain = open(sys.argv[1], "rb").read()
+packet = field(50, zlib.compress(plain * 200))
+open(sys.argv[2], "wb").write(field(1, packet))
+' "$tmp/small.pftrace" "$tmp/zipped.pftrace"
+    expect_status 0 "stats --json, decompression thread" "$TREAD" stats --json "$tmp/zipped.pftrace"
+    cp "$tmp/out" "$tmp/threaded.json"
+    contains "$tmp/out" '"compressed_packets_expanded":1[,}]' "the packet was expanded"
+    expect_status 0 "stats --json --single-thread" "$TREAD" stats --json --single-thread "$tmp/zipped.pftrace"
+    check "stats: --single-thread gives the same" cmp -s "$tmp/out" "$tmp/threaded.json"
+    expect_status 0 "cat, decompression thread" "$TREAD" cat "$tmp/zipped.pftrace"
+    cp "$tmp/out" "$tmp/threaded.ndjson"
+    expect_status 0 "cat --single-thread" "$TREAD" cat --single-thread "$tmp/zipped.pftrace"
+    check "cat: --single-thread gives the same" cmp -s "$tmp/out" "$tmp/threaded.ndjson"
+    check "cat: 200 copies of the events" test "$(wc -l <"$tmp/out")" -ge 2000
+fi
+
 finish
