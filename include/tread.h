@@ -503,8 +503,9 @@ typedef enum tread_option {
                                       0: the general reader reads every
                                       packet. Events, warnings and errors
                                       are the same either way */
-    TREAD_OPT_DECOMPRESS_THREAD    /* Perfetto compressed packets expanded
-                                      on a second thread, beside decoding:
+    TREAD_OPT_DECOMPRESS_THREAD    /* gzip/zstd input and Perfetto
+                                      compressed packets expanded on a
+                                      second thread, beside decoding:
                                       -1 (default) when the parser uses the
                                       default allocator, 1 also with
                                       tread_allocator hooks (which must

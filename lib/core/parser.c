@@ -8,6 +8,18 @@
 #include <unistd.h>
 
 #define DZ_OUT_SIZE (128u * 1024u)
+/* With the decompression thread: input goes over in slices of at most
+ * DZ_SLICE (copied: the caller's chunk is not ours after a pause), and
+ * comes back in DZ_PIECES pieces of DZ_PIECE. */
+#define DZ_SLICE (1024u * 1024u)
+#define DZ_PIECE (64u * 1024u)
+#define DZ_PIECES 4
+
+/* Whether a parser may use a helper thread (TREAD_OPT_DECOMPRESS_THREAD). */
+int tread__may_use_thread(const tread_parser *p)
+{
+    return p->decompress_thread > 0 || (p->decompress_thread < 0 && p->alloc_is_default);
+}
 
 tread_parser *tread_parser_create(const tread_allocator *alloc)
 {
@@ -35,6 +47,7 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->src_fd = -1;
     tread_buf_init(&p->pending_raw, &p->alloc, SIZE_MAX);
     tread_buf_init(&p->sniff, &p->alloc, TREAD_SNIFF_MAX);
+    tread_buf_init(&p->dz_in, &p->alloc, DZ_SLICE);
     return p;
 }
 
@@ -44,6 +57,8 @@ void tread_parser_free(tread_parser *p)
         return;
     if (p->dec && p->dec_ops)
         p->dec_ops->destroy(p->dec);
+    tread_worker_free(p->dzw); /* before the decompressor it may be using */
+    tread_buf_free(&p->dz_in);
     tread_dz_free(&p->dz);
     tread_free(&p->alloc, p->dz_out);
     tread_free(&p->alloc, p->read_buf);
@@ -303,22 +318,118 @@ static void report_dz_trailing(tread_parser *p)
     }
 }
 
+/* One step of a slice's expansion on the decompression thread: what the
+ * inline loop below does between two deliveries. */
+enum { DZJ_OK = 0, DZJ_ERROR = 1 };
+static long dz_job_step(void *arg, unsigned char *out, size_t cap, int *end)
+{
+    struct tread_dz_job *j = arg;
+    for (;;) {
+        size_t used = 0, out_len = 0;
+        int rc = tread_dz_run(j->dz, j->in, j->in_len, &used, out, cap, &out_len);
+        j->in += used;
+        j->in_len -= used;
+        if (rc == TREAD_DZ_NOMEM)
+            return -1;
+        if (rc == TREAD_DZ_ERROR) {
+            *end = DZJ_ERROR; /* what came out in this step is not read */
+            return 0;
+        }
+        if (rc == TREAD_DZ_TRAILING)
+            j->trailing = 1; /* nothing comes out after it */
+        if (out_len)
+            return (long)out_len;
+        if (!j->in_len || !used) {
+            *end = DZJ_OK;
+            return 0;
+        }
+    }
+}
+
+static tread_status dz_fail(tread_parser *p)
+{
+    return tread__fail(p, TREAD_ERROR_DECOMPRESS, p->dz.in_used,
+                       "corrupt %s data at compressed byte %llu: %s",
+                       tread_compression_name(p->stats.compression),
+                       (unsigned long long)p->dz.in_used, p->dz.error);
+}
+
+/* Delivers the slice that is with the thread, to its end or a pause. */
+static tread_status dz_job_run(tread_parser *p)
+{
+    while (p->dzw_active) {
+        if (p->dz_out_pos < p->dz_out_len) {
+            size_t c;
+            tread_status st = push_decoded(p, p->dz_piece + p->dz_out_pos,
+                                           p->dz_out_len - p->dz_out_pos, &c);
+            p->dz_out_pos += c;
+            if (st != TREAD_STATUS_OK)
+                return st;
+            continue;
+        }
+        int end = DZJ_OK;
+        long n = tread_worker_next(p->dzw, &p->dz_piece, &end);
+        p->dz_out_pos = 0;
+        p->dz_out_len = n > 0 ? (size_t)n : 0;
+        if (n > 0)
+            continue;
+        p->dzw_active = 0; /* the decompressor is ours again */
+        if (n < 0)
+            return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset,
+                               "out of memory in the decompressor");
+        if (end == DZJ_ERROR)
+            return dz_fail(p);
+        if (p->dzj.trailing) {
+            p->dzj.trailing = 0;
+            p->dz_trailing_pending = 1;
+            report_dz_trailing(p);
+        }
+    }
+    return TREAD_STATUS_OK;
+}
+
+/* Input in slices to the thread; *consumed counts a slice once it is
+ * the thread's. */
+static tread_status push_compressed_threaded(tread_parser *p, const unsigned char *d, size_t n,
+                                             size_t *consumed)
+{
+    *consumed = 0;
+    while (*consumed < n) {
+        size_t take = n - *consumed < DZ_SLICE ? n - *consumed : DZ_SLICE;
+        p->dz_in.len = 0;
+        if (tread_buf_append(&p->dz_in, d + *consumed, take))
+            return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset, "out of memory");
+        *consumed += take;
+        p->dzj.dz = &p->dz;
+        p->dzj.in = p->dz_in.data;
+        p->dzj.in_len = take;
+        p->dzj.trailing = 0;
+        p->dz_out_pos = p->dz_out_len = 0;
+        p->dzw_active = 1;
+        tread_worker_start(p->dzw, dz_job_step, &p->dzj);
+        tread_status st = dz_job_run(p);
+        if (st != TREAD_STATUS_OK)
+            return st;
+    }
+    return TREAD_STATUS_OK;
+}
+
 static tread_status push_compressed(tread_parser *p, const unsigned char *d, size_t n,
                                     size_t *consumed)
 {
     if (p->stats.compression == TREAD_COMPRESSION_NONE)
         return push_decoded(p, d, n, consumed);
+    if (p->dzw)
+        return push_compressed_threaded(p, d, n, consumed);
     *consumed = 0;
+    p->dz_piece = p->dz_out;
     for (;;) {
         size_t used = 0, out_len = 0;
         int rc = tread_dz_run(&p->dz, d + *consumed, n - *consumed, &used, p->dz_out,
                               DZ_OUT_SIZE, &out_len);
         *consumed += used;
         if (rc == TREAD_DZ_ERROR)
-            return tread__fail(p, TREAD_ERROR_DECOMPRESS, p->dz.in_used,
-                               "corrupt %s data at compressed byte %llu: %s",
-                               tread_compression_name(p->stats.compression),
-                               (unsigned long long)p->dz.in_used, p->dz.error);
+            return dz_fail(p);
         if (rc == TREAD_DZ_NOMEM)
             return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset, "out of memory in the decompressor");
         if (rc == TREAD_DZ_TRAILING)
@@ -350,10 +461,13 @@ static tread_status start_compression(tread_parser *p, tread_compression c)
     p->dz_out = tread_malloc(&p->alloc, DZ_OUT_SIZE);
     if (!p->dz_out)
         return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory");
+    p->dz_piece = p->dz_out;
     int rc = tread_dz_init(&p->dz, c, &p->alloc, p->zstd_window_log_max);
     if (rc != TREAD_DZ_OK)
         return tread__fail(p, rc == TREAD_DZ_NOMEM ? TREAD_ERROR_NOMEM : TREAD_ERROR_DECOMPRESS, 0,
                            "cannot start the %s decoder", tread_compression_name(c));
+    if (tread__may_use_thread(p)) /* none to be had: inline */
+        p->dzw = tread_worker_create(&p->alloc, DZ_PIECE, DZ_PIECES);
     return TREAD_STATUS_OK;
 }
 
@@ -510,8 +624,10 @@ tread_status tread_resume(tread_parser *p)
         st = run_decoder(p, NULL, 0, &c);
         if (st == TREAD_STATUS_OK)
             st = drain_sniff(p);
-        if (st == TREAD_STATUS_OK && p->dz_out_pos < p->dz_out_len) {
-            st = run_decoder(p, p->dz_out + p->dz_out_pos, p->dz_out_len - p->dz_out_pos, &c);
+        if (st == TREAD_STATUS_OK && p->dzw_active) {
+            st = dz_job_run(p); /* the rest of the thread's slice */
+        } else if (st == TREAD_STATUS_OK && p->dz_out_pos < p->dz_out_len) {
+            st = run_decoder(p, p->dz_piece + p->dz_out_pos, p->dz_out_len - p->dz_out_pos, &c);
             p->dz_out_pos += c;
         }
     }

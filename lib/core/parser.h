@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "core/decompress.h"
 #include "core/decoder.h"
+#include "core/worker.h"
 
 enum { P_NEW = 0, P_RUNNING, P_PAUSED, P_FINISHED, P_ERROR };
 
@@ -49,7 +50,20 @@ struct tread_parser {
     int compression_known;
     tread_decompressor dz;
     unsigned char *dz_out;      /* decompressed, not yet consumed */
+    const unsigned char *dz_piece; /* what dz_out_pos/_len index: dz_out,
+                                      or a piece of dzw's */
     size_t dz_out_pos, dz_out_len;
+    /* the decompression thread (TREAD_OPT_DECOMPRESS_THREAD): it expands
+     * a copy of each slice of input while the decoder reads what came out */
+    tread_worker *dzw;
+    int dzw_active;             /* a slice is with dzw */
+    struct tread_dz_job {
+        tread_decompressor *dz; /* &dz: dzw's while dzw_active */
+        const unsigned char *in;
+        size_t in_len;
+        int trailing;           /* garbage after the last gzip member */
+    } dzj;
+    tread_buf dz_in;            /* the slice, dzw's copy */
     int dz_truncation_reported;
     int dz_trailing_pending;
 
@@ -78,6 +92,10 @@ struct tread_parser {
     int src_eof;
     unsigned char *read_buf;
 };
+
+/* Whether the parser may use a helper thread (TREAD_OPT_DECOMPRESS_THREAD:
+ * 1, or -1 with the default allocator). */
+int tread__may_use_thread(const tread_parser *p);
 
 /* Delivers an event (fills in format). */
 void tread__emit(tread_parser *p, tread_event *ev);

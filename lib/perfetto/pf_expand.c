@@ -104,8 +104,7 @@ static long zjob_step(void *arg, unsigned char *out, size_t cap, int *end)
 static int use_worker(pf_decoder *d)
 {
     tread_parser *p = d->p;
-    int want = p->decompress_thread > 0 || (p->decompress_thread < 0 && p->alloc_is_default);
-    if (!want || d->zw_failed)
+    if (!tread__may_use_thread(p) || d->zw_failed)
         return 0;
     if (!d->zw) {
         d->zw = tread_worker_create(&p->alloc, PF_ZOUT_CHUNK, PF_ZPIECES);

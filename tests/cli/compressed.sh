@@ -27,6 +27,9 @@ for tool in gzip zstd; do
     contains "$tmp/out" "\"bytes_in\":$insize," "stats $tool: bytes_in is the compressed size"
     contains "$tmp/out" "\"bytes_decoded\":$plainsize," "stats $tool: bytes_decoded is the plain size"
 
+    expect_status 0 "cat --single-thread $tool" "$TREAD" cat --single-thread "$tmp/small.json.$tool"
+    check "cat --single-thread $tool: same as plain" cmp -s "$tmp/out" "$tmp/plain.ndjson"
+
     expect_status 0 "stats $tool (text)" "$TREAD" stats "$tmp/small.json.$tool"
     contains "$tmp/out" "^compression: +$tool\$" "stats text: compression $tool"
 done

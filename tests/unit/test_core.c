@@ -1,6 +1,8 @@
 /* Core: sniffing, gzip/zstd (several members/frames), chunking across the
  * decompressor, errors with offsets, stop/resume, options, file input,
- * allocator hooks. */
+ * allocator hooks, the decompression thread against inline expansion. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -194,6 +196,155 @@ static void test_gzip_zstd(void)
     CHECK(strstr(t, plain) != NULL);
     free(t);
     free(plain);
+}
+
+/* A thread-safe allocator that notes calls from other threads. */
+static atomic_long th_live, th_elsewhere;
+static pthread_t th_main;
+static void th_note(void)
+{
+    if (!pthread_equal(pthread_self(), th_main))
+        atomic_fetch_add(&th_elsewhere, 1);
+}
+static void *th_malloc(void *c, size_t n) { (void)c; th_note(); atomic_fetch_add(&th_live, 1); return malloc(n); }
+static void *th_realloc(void *c, void *q, size_t n)
+{
+    (void)c;
+    th_note();
+    if (!q)
+        atomic_fetch_add(&th_live, 1);
+    return realloc(q, n);
+}
+static void th_free(void *c, void *q) { (void)c; th_note(); if (q) atomic_fetch_sub(&th_live, 1); free(q); }
+
+/* The dump with allocator hooks and TREAD_OPT_DECOMPRESS_THREAD. */
+static char *parse_hooks(const void *buf, size_t len, size_t chunk, size_t stop,
+                         const tread_allocator *hooks, int64_t thread)
+{
+    dump d;
+    dump_init(&d);
+    d.stop_every = stop;
+    tread_parser *p = tread_parser_create(hooks);
+    tread_set_callbacks(p, &dump_callbacks, &d);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, thread), 0);
+    const unsigned char *b = buf;
+    size_t pos = 0;
+    tread_status st = TREAD_STATUS_OK;
+    for (;;) {
+        if (st == TREAD_STATUS_PAUSED) {
+            st = tread_resume(p);
+        } else if (st != TREAD_STATUS_OK) {
+            break;
+        } else if (pos < len) {
+            size_t n = chunk && len - pos > chunk ? chunk : len - pos;
+            st = tread_feed(p, b + pos, n);
+            pos += n;
+        } else {
+            st = tread_finish(p);
+            if (st != TREAD_STATUS_PAUSED)
+                break;
+        }
+    }
+    dump_printf(&d, "status=%d error=%d at %llu\n", (int)st, (int)tread_get_error(p),
+                (unsigned long long)tread_get_error_offset(p));
+    tread_parser_free(p);
+    char *t = d.text;
+    d.text = NULL;
+    dump_free(&d);
+    return t;
+}
+
+/* Compressed input expanded on the decompression thread gives what the
+ * parser expanding it itself gives (TREAD_OPT_DECOMPRESS_THREAD 0, the
+ * reference): a trace of several 1 MiB slices, whole, in chunks, with
+ * stops; cut, corrupt and followed by garbage; the option's default
+ * follows the allocator. */
+static void test_compressed_threads(void)
+{
+    /* ~4 MB of JSON with names that compress poorly: > 1 MiB of gzip */
+    size_t cap = 8u << 20, n = 0;
+    char *plain = malloc(cap);
+    n += (size_t)snprintf(plain + n, cap - n, "[");
+    uint64_t x = 88172645463325252u; /* xorshift64: names gzip cannot shrink */
+    for (int i = 0; i < 45000; i++) {
+        uint64_t r[2];
+        for (int k = 0; k < 2; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            r[k] = x;
+        }
+        n += (size_t)snprintf(plain + n, cap - n,
+                              "%s{\"ph\":\"X\",\"name\":\"n%016llx%016llx\",\"pid\":%u,"
+                              "\"tid\":%u,\"ts\":%d,\"dur\":%u}",
+                              i ? "," : "", (unsigned long long)r[0], (unsigned long long)r[1],
+                              (unsigned)(r[0] % 7), (unsigned)(r[1] % 13), i,
+                              (unsigned)(r[1] % 1000));
+    }
+    n += (size_t)snprintf(plain + n, cap - n, "]");
+    size_t gcap = compressBound(n) + 64, zcap = ZSTD_compressBound(n);
+    unsigned char *gz = malloc(gcap + 16), *zs = malloc(zcap + 16);
+    size_t gl = gzip_member(plain, n, gz, gcap);
+    size_t zl = zstd_frame(plain, n, zs, zcap);
+    CHECK(gl > (1u << 20)); /* several slices */
+
+    const struct {
+        const unsigned char *buf;
+        size_t len;
+    } inputs[] = {{gz, gl}, {zs, zl}, {gz, gl / 2}, {zs, zl / 3}};
+    for (size_t i = 0; i < 4; i++) {
+        char *ref = parse_hooks(inputs[i].buf, inputs[i].len, 0, 0, NULL, 0);
+        CHECK(strstr(ref, i < 2 ? "status=0 error=0" : "compressed_truncated") != NULL);
+        static const size_t runs[][2] = {{0, 0}, {4096, 0}, {65536, 29}, {1 << 21, 997}};
+        for (size_t r = 0; r < 4; r++) {
+            char *got = parse_hooks(inputs[i].buf, inputs[i].len, runs[r][0], runs[r][1], NULL, -1);
+            CHECK_EQ_STR(got, ref);
+            free(got);
+        }
+        free(ref);
+    }
+    /* corrupt in the second slice: the same events, error and offset */
+    memcpy(gz + gl, "JUNK", 4); /* and, intact, garbage after the member */
+    char *ref = parse_hooks(gz, gl + 4, 0, 0, NULL, 0);
+    CHECK(strstr(ref, "warning trailing_data") != NULL);
+    char *got = parse_hooks(gz, gl + 4, 5000, 0, NULL, 1);
+    CHECK_EQ_STR(got, ref);
+    free(ref), free(got);
+    for (size_t i = (1u << 20) + 100; i < (1u << 20) + 164; i++)
+        gz[i] ^= 0x5a;
+    ref = parse_hooks(gz, gl, 0, 0, NULL, 0);
+    CHECK(strstr(ref, "status=-1 error=") != NULL); /* corrupt data */
+    got = parse_hooks(gz, gl, 0, 0, NULL, 1);
+    CHECK_EQ_STR(got, ref);
+    free(got);
+    got = parse_hooks(gz, gl, 777, 50, NULL, -1);
+    CHECK_EQ_STR(got, ref);
+    free(got);
+    free(ref);
+
+    /* allocator hooks: by default every call stays on this thread; with 1
+     * the thread allocates (zlib's window, zstd's buffers) through them */
+    th_main = pthread_self();
+    tread_allocator hooks = {th_malloc, th_realloc, th_free, NULL};
+    ref = parse_hooks(zs, zl, 0, 0, NULL, 0);
+    got = parse_hooks(zs, zl, 0, 0, &hooks, -1);
+    CHECK_EQ_STR(got, ref);
+    CHECK_EQ_INT(atomic_load(&th_elsewhere), 0);
+    free(got);
+    got = parse_hooks(zs, zl, 100000, 3, &hooks, 1);
+    CHECK_EQ_STR(got, ref);
+    CHECK(atomic_load(&th_elsewhere) > 0);
+    CHECK_EQ_INT(atomic_load(&th_live), 0);
+    free(got), free(ref);
+
+    /* freed while paused with the thread's slice half delivered */
+    dump d;
+    dump_init(&d);
+    d.stop_every = 100;
+    tread_parser *p = tread_parser_create(NULL);
+    tread_set_callbacks(p, &dump_callbacks, &d);
+    CHECK_EQ_INT(tread_feed(p, zs, zl), TREAD_STATUS_PAUSED);
+    tread_parser_free(p);
+    dump_free(&d);
+    free(plain), free(gz), free(zs);
 }
 
 /* ---- errors ---- */
@@ -419,6 +570,7 @@ int main(void)
 {
     test_sniff();
     test_gzip_zstd();
+    test_compressed_threads();
     test_errors();
     test_options();
     test_stop_resume();
