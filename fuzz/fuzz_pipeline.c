@@ -8,9 +8,12 @@
  * limits, an allocator with a ceiling (that also fails on purpose for some
  * inputs, to reach the out-of-memory paths), and a budget on decompressed
  * bytes against compression bombs. Each input is parsed in 512-byte pieces
- * and then in random chunks with pauses (harness.c), and both runs must
- * agree.
+ * with compressed data expanded inline (the reference), and then in random
+ * chunks with pauses with it expanded on the decompression thread
+ * (TREAD_OPT_DECOMPRESS_THREAD 1: the allocator is thread-safe), and both
+ * runs must agree.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +35,7 @@ typedef union block_header {
 } block_header;
 
 typedef struct counting_alloc {
+    pthread_mutex_t mu;  /* the decompression thread allocates too */
     size_t live;
     uint64_t allocs;
     uint64_t fail_after; /* the allocation with this number fails; 0: none */
@@ -46,7 +50,7 @@ static int may_allocate(counting_alloc *a, size_t old_size, size_t size)
            a->live - old_size + size <= LIVE_CEILING;
 }
 
-static void *counting_malloc(void *ctx, size_t size)
+static void *malloc_locked(void *ctx, size_t size)
 {
     counting_alloc *a = ctx;
     if (!may_allocate(a, 0, size))
@@ -59,11 +63,11 @@ static void *counting_malloc(void *ctx, size_t size)
     return h + 1;
 }
 
-static void *counting_realloc(void *ctx, void *ptr, size_t size)
+static void *realloc_locked(void *ctx, void *ptr, size_t size)
 {
     counting_alloc *a = ctx;
     if (!ptr)
-        return counting_malloc(ctx, size);
+        return malloc_locked(ctx, size);
     block_header *h = (block_header *)ptr - 1;
     size_t old = h->size;
     if (!may_allocate(a, old, size))
@@ -76,7 +80,7 @@ static void *counting_realloc(void *ctx, void *ptr, size_t size)
     return n + 1;
 }
 
-static void counting_free(void *ctx, void *ptr)
+static void free_locked(void *ctx, void *ptr)
 {
     counting_alloc *a = ctx;
     if (!ptr)
@@ -84,6 +88,32 @@ static void counting_free(void *ctx, void *ptr)
     block_header *h = (block_header *)ptr - 1;
     a->live -= h->size;
     free(h);
+}
+
+static void *counting_malloc(void *ctx, size_t size)
+{
+    counting_alloc *a = ctx;
+    pthread_mutex_lock(&a->mu);
+    void *q = malloc_locked(ctx, size);
+    pthread_mutex_unlock(&a->mu);
+    return q;
+}
+
+static void *counting_realloc(void *ctx, void *ptr, size_t size)
+{
+    counting_alloc *a = ctx;
+    pthread_mutex_lock(&a->mu);
+    void *q = realloc_locked(ctx, ptr, size);
+    pthread_mutex_unlock(&a->mu);
+    return q;
+}
+
+static void counting_free(void *ctx, void *ptr)
+{
+    counting_alloc *a = ctx;
+    pthread_mutex_lock(&a->mu);
+    free_locked(ctx, ptr);
+    pthread_mutex_unlock(&a->mu);
 }
 
 __attribute__((visibility("default")))
@@ -104,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_outcome out[2];
     for (int stressed = 0; stressed < 2; stressed++) {
         fuzz_plan plan = {stressed, MAX_CHUNK, DECODED_BUDGET, TREAD_FORMAT_UNKNOWN};
-        counting_alloc ca = {0, 0, fail_after};
+        counting_alloc ca = {PTHREAD_MUTEX_INITIALIZER, 0, 0, fail_after};
         tread_allocator alloc = {counting_malloc, counting_realloc, counting_free, &ca};
         tread_parser *p = tread_parser_create(&alloc);
         if (!p) {
@@ -118,6 +148,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_fail("tread_config rejects a limit");
         if (strict)
             tread_config(p, TREAD_OPT_LENIENT, 0);
+        if (tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, stressed) != 0)
+            fuzz_fail("tread_config rejects DECOMPRESS_THREAD");
         fuzz_run(p, &plan, data, size, &out[stressed]);
         tread_parser_free(p);
         if (ca.live != 0)
