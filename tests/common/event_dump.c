@@ -195,7 +195,13 @@ const tread_callbacks dump_callbacks = {.event = on_event, .warning = on_warning
 
 tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk, const int64_t *opts)
 {
-    tread_parser *p = tread_parser_create(NULL);
+    return dump_parse_alloc(d, buf, len, chunk, opts, NULL);
+}
+
+tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk,
+                              const int64_t *opts, const tread_allocator *hooks)
+{
+    tread_parser *p = tread_parser_create(hooks);
     if (!p)
         abort();
     for (; opts && opts[0]; opts += 2)

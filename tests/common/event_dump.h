@@ -38,6 +38,9 @@ void dump_printf(dump *d, const char *fmt, ...)
  * stop, and returns the final status; the dump ends with a status line. */
 tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk,
                         const int64_t *opts /* pairs opt,value; 0-ended */);
+/* The same with a parser made with allocator hooks (NULL: the default). */
+tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk,
+                              const int64_t *opts, const tread_allocator *hooks);
 
 /* Prints to stderr the first line where two dumps differ. */
 void dump_show_difference(const char *want, const char *got);

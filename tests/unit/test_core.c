@@ -1,14 +1,13 @@
 /* Core: sniffing, gzip/zstd (several members/frames), chunking across the
  * decompressor, errors with offsets, stop/resume, options, file input,
  * allocator hooks, the decompression thread against inline expansion. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "event_dump.h"
 #include "testlib.h"
+#include "thread_alloc.h"
 
 static const char TRACE[] =
     "{\"traceEvents\":[{\"ph\":\"B\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":1},"
@@ -198,60 +197,17 @@ static void test_gzip_zstd(void)
     free(plain);
 }
 
-/* A thread-safe allocator that notes calls from other threads. */
-static atomic_long th_live, th_elsewhere;
-static pthread_t th_main;
-static void th_note(void)
-{
-    if (!pthread_equal(pthread_self(), th_main))
-        atomic_fetch_add(&th_elsewhere, 1);
-}
-static void *th_malloc(void *c, size_t n) { (void)c; th_note(); atomic_fetch_add(&th_live, 1); return malloc(n); }
-static void *th_realloc(void *c, void *q, size_t n)
-{
-    (void)c;
-    th_note();
-    if (!q)
-        atomic_fetch_add(&th_live, 1);
-    return realloc(q, n);
-}
-static void th_free(void *c, void *q) { (void)c; th_note(); if (q) atomic_fetch_sub(&th_live, 1); free(q); }
-
-/* The dump with allocator hooks and TREAD_OPT_DECOMPRESS_THREAD. */
+/* The dump with allocator hooks and TREAD_OPT_DECOMPRESS_THREAD, in chunks,
+ * stopping every stop events. */
 static char *parse_hooks(const void *buf, size_t len, size_t chunk, size_t stop,
                          const tread_allocator *hooks, int64_t thread)
 {
     dump d;
     dump_init(&d);
     d.stop_every = stop;
-    tread_parser *p = tread_parser_create(hooks);
-    tread_set_callbacks(p, &dump_callbacks, &d);
-    CHECK_EQ_INT(tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, thread), 0);
-    const unsigned char *b = buf;
-    size_t pos = 0;
-    tread_status st = TREAD_STATUS_OK;
-    for (;;) {
-        if (st == TREAD_STATUS_PAUSED) {
-            st = tread_resume(p);
-        } else if (st != TREAD_STATUS_OK) {
-            break;
-        } else if (pos < len) {
-            size_t n = chunk && len - pos > chunk ? chunk : len - pos;
-            st = tread_feed(p, b + pos, n);
-            pos += n;
-        } else {
-            st = tread_finish(p);
-            if (st != TREAD_STATUS_PAUSED)
-                break;
-        }
-    }
-    dump_printf(&d, "status=%d error=%d at %llu\n", (int)st, (int)tread_get_error(p),
-                (unsigned long long)tread_get_error_offset(p));
-    tread_parser_free(p);
-    char *t = d.text;
-    d.text = NULL;
-    dump_free(&d);
-    return t;
+    const int64_t opts[] = {TREAD_OPT_DECOMPRESS_THREAD, thread, 0};
+    dump_parse_alloc(&d, buf, len, chunk, opts, hooks);
+    return d.text;
 }
 
 /* Compressed input expanded on the decompression thread gives what the
@@ -292,7 +248,7 @@ static void test_compressed_threads(void)
     } inputs[] = {{gz, gl}, {zs, zl}, {gz, gl / 2}, {zs, zl / 3}};
     for (size_t i = 0; i < 4; i++) {
         char *ref = parse_hooks(inputs[i].buf, inputs[i].len, 0, 0, NULL, 0);
-        CHECK(strstr(ref, i < 2 ? "status=0 error=0" : "compressed_truncated") != NULL);
+        CHECK(strstr(ref, i < 2 ? "status=0 " : "compressed_truncated") != NULL);
         static const size_t runs[][2] = {{0, 0}, {4096, 0}, {65536, 29}, {1 << 21, 997}};
         for (size_t r = 0; r < 4; r++) {
             char *got = parse_hooks(inputs[i].buf, inputs[i].len, runs[r][0], runs[r][1], NULL, -1);
@@ -322,17 +278,16 @@ static void test_compressed_threads(void)
 
     /* allocator hooks: by default every call stays on this thread; with 1
      * the thread allocates (zlib's window, zstd's buffers) through them */
-    th_main = pthread_self();
-    tread_allocator hooks = {th_malloc, th_realloc, th_free, NULL};
+    test_thread_alloc_reset();
     ref = parse_hooks(zs, zl, 0, 0, NULL, 0);
-    got = parse_hooks(zs, zl, 0, 0, &hooks, -1);
+    got = parse_hooks(zs, zl, 0, 0, &test_thread_alloc, -1);
     CHECK_EQ_STR(got, ref);
-    CHECK_EQ_INT(atomic_load(&th_elsewhere), 0);
+    CHECK_EQ_INT(test_thread_alloc_elsewhere(), 0);
     free(got);
-    got = parse_hooks(zs, zl, 100000, 3, &hooks, 1);
+    got = parse_hooks(zs, zl, 100000, 3, &test_thread_alloc, 1);
     CHECK_EQ_STR(got, ref);
-    CHECK(atomic_load(&th_elsewhere) > 0);
-    CHECK_EQ_INT(atomic_load(&th_live), 0);
+    CHECK(test_thread_alloc_elsewhere() > 0);
+    CHECK_EQ_INT(test_thread_alloc_live(), 0);
     free(got), free(ref);
 
     /* freed while paused with the thread's slice half delivered */

@@ -2,8 +2,6 @@
  * interning, defaults, tracks, counters, legacy events, flows, descriptors,
  * clocks, ChromeEventBundle, the raw packet hook, chunk/stop equivalence,
  * and compressed packets expanded on the decompression thread or inline. Traces are built with pb_build. */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -11,6 +9,7 @@
 #include <tread.h>
 #include <tread/perfetto.h>
 #include "testlib.h"
+#include "thread_alloc.h"
 #include "event_dump.h"
 #include "pb_build.h"
 #include "perfetto/pf_args.h"
@@ -314,20 +313,29 @@ static void inner_trace(pb *inner, int n)
     pb_free(&te);
 }
 
+/* inner compressed both ways: zlib-wrapped deflate (compressed_packets)
+ * at the level given, and zstd (zstd_compressed_packets); malloc'd. */
+static void compress_both(const pb *inner, int level, unsigned char **z, uLongf *zl,
+                          unsigned char **zs, size_t *zsl)
+{
+    *zl = compressBound(inner->len);
+    *z = malloc(*zl);
+    CHECK(compress2(*z, zl, inner->data, inner->len, level) == Z_OK);
+    *zsl = ZSTD_compressBound(inner->len);
+    *zs = malloc(*zsl);
+    *zsl = ZSTD_compress(*zs, *zsl, inner->data, inner->len, 3);
+    CHECK(!ZSTD_isError(*zsl));
+}
+
 static void test_compressed(void)
 {
     pb inner, t, k;
     pb_init(&inner);
     inner_trace(&inner, 20);
-    /* zlib-wrapped deflate (compressed_packets) */
-    uLongf zl = compressBound(inner.len);
-    unsigned char *z = malloc(zl);
-    CHECK(compress2(z, &zl, inner.data, inner.len, 9) == Z_OK);
-    /* zstd (zstd_compressed_packets) */
-    size_t zsl = ZSTD_compressBound(inner.len);
-    unsigned char *zs = malloc(zsl);
-    zsl = ZSTD_compress(zs, zsl, inner.data, inner.len, 3);
-    CHECK(!ZSTD_isError(zsl));
+    unsigned char *z, *zs;
+    uLongf zl;
+    size_t zsl;
+    compress_both(&inner, 9, &z, &zl, &zs, &zsl);
 
     pb_init(&t);
     pb_init(&k);
@@ -372,10 +380,13 @@ static void test_compressed(void)
     k.len = 0;
     pb_bytes(&k, COMP, bz, bl);
     packet(&t, &k);
-    const int64_t lim[] = {TREAD_OPT_MAX_DECOMPRESSED_BYTES, 100000, 0};
-    CHECK_EQ_INT(parse(&c, &t, lim, &p), TREAD_STATUS_ERROR);
-    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_MEMORY);
-    tread_parser_free(p);
+    for (int thread = 0; thread < 2; thread++) { /* inline, and on the thread */
+        const int64_t lim[] = {TREAD_OPT_MAX_DECOMPRESSED_BYTES, 100000,
+                               TREAD_OPT_DECOMPRESS_THREAD, thread, 0};
+        CHECK_EQ_INT(parse(&c, &t, lim, &p), TREAD_STATUS_ERROR);
+        CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_MEMORY);
+        tread_parser_free(p);
+    }
     /* within the limit it is 100000 empty packets */
     CHECK_EQ_INT(parse(&c, &t, NULL, &p), TREAD_STATUS_OK);
     CHECK_EQ_INT(test_format_counter(p, "zero_length_packets"), 100000);
@@ -485,75 +496,18 @@ static void test_compressed_zlib_wrapper(void)
     pb_free(&inner);
 }
 
-/* A thread-safe counting allocator that notes calls from other threads
- * (the decompression thread). */
-static atomic_long th_live, th_calls_elsewhere;
-static pthread_t th_main;
-static void th_note(void)
-{
-    if (!pthread_equal(pthread_self(), th_main))
-        atomic_fetch_add(&th_calls_elsewhere, 1);
-}
-static void *th_malloc(void *ctx, size_t n)
-{
-    (void)ctx;
-    th_note();
-    atomic_fetch_add(&th_live, 1);
-    return malloc(n);
-}
-static void *th_realloc(void *ctx, void *q, size_t n)
-{
-    (void)ctx;
-    th_note();
-    if (!q)
-        atomic_fetch_add(&th_live, 1);
-    return realloc(q, n);
-}
-static void th_free(void *ctx, void *q)
-{
-    (void)ctx;
-    th_note();
-    if (q)
-        atomic_fetch_sub(&th_live, 1);
-    free(q);
-}
-
-/* The dump of t parsed with allocator hooks (NULL: the default) and one
- * option pair, whole (chunk 0) or in chunks, stopping every stop events. */
+/* The dump of t with allocator hooks (NULL: the default) and
+ * TREAD_OPT_DECOMPRESS_THREAD, in chunks, stopping every stop events. */
 static char *dump_with(const pb *t, const tread_allocator *hooks, int64_t thread, size_t chunk,
                        size_t stop)
 {
     dump d;
     dump_init(&d);
     d.stop_every = stop;
-    tread_parser *p = tread_parser_create(hooks);
-    tread_set_callbacks(p, &dump_callbacks, &d);
-    CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO), 0);
-    CHECK_EQ_INT(tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, thread), 0);
-    size_t pos = 0;
-    tread_status st = TREAD_STATUS_OK;
-    while (st == TREAD_STATUS_OK || st == TREAD_STATUS_PAUSED) {
-        if (st == TREAD_STATUS_PAUSED) {
-            st = tread_resume(p);
-            continue;
-        }
-        if (pos == t->len) {
-            st = tread_finish(p);
-            if (st != TREAD_STATUS_PAUSED)
-                break;
-            continue;
-        }
-        size_t n = chunk && t->len - pos > chunk ? chunk : t->len - pos;
-        st = tread_feed(p, t->data + pos, n);
-        pos += n;
-    }
-    dump_printf(&d, "status %d error %d at %llu\n", (int)st, (int)tread_get_error(p),
-              (unsigned long long)tread_get_error_offset(p));
-    tread_parser_free(p);
-    char *text = d.text;
-    d.text = NULL;
-    dump_free(&d);
-    return text;
+    const int64_t opts[] = {TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO,
+                            TREAD_OPT_DECOMPRESS_THREAD, thread, 0};
+    dump_parse_alloc(&d, t->data, t->len, chunk, opts, hooks);
+    return d.text;
 }
 
 /* Compressed packets expanded on the decompression thread give what the
@@ -566,13 +520,10 @@ static void test_compressed_threads(void)
     pb inner, t, k;
     pb_init(&inner);
     inner_trace(&inner, 30000); /* ~0.8 MB: a dozen pieces of 64 KiB */
-    uLongf zl = compressBound(inner.len);
-    unsigned char *z = malloc(zl);
-    CHECK(compress2(z, &zl, inner.data, inner.len, 6) == Z_OK);
-    size_t zsl = ZSTD_compressBound(inner.len);
-    unsigned char *zs = malloc(zsl);
-    zsl = ZSTD_compress(zs, zsl, inner.data, inner.len, 3);
-    CHECK(!ZSTD_isError(zsl));
+    unsigned char *z, *zs;
+    uLongf zl;
+    size_t zsl;
+    compress_both(&inner, 6, &z, &zl, &zs, &zsl);
     pb_init(&t);
     pb_init(&k);
     for (size_t i = 0; i < 4; i++) {
@@ -594,7 +545,7 @@ static void test_compressed_threads(void)
     packet(&t, &k);
 
     char *ref = dump_with(&t, NULL, 0, 0, 0);
-    CHECK(ref && strstr(ref, "status 0 ") != NULL);
+    CHECK(ref && strstr(ref, "status=0 ") != NULL);
     static const struct {
         size_t chunk, stop;
     } runs[] = {{0, 0}, {4096, 0}, {1, 0}, {0, 1}, {333, 7}, {65536, 5000}};
@@ -610,39 +561,17 @@ static void test_compressed_threads(void)
 
     /* allocator hooks: the default (-1) keeps every call on the caller's
      * thread; 1 lets the thread allocate (zstd's window) */
-    th_main = pthread_self();
-    tread_allocator hooks = {th_malloc, th_realloc, th_free, NULL};
-    char *got = dump_with(&t, &hooks, -1, 0, 0);
+    test_thread_alloc_reset();
+    char *got = dump_with(&t, &test_thread_alloc, -1, 0, 0);
     CHECK(ref && got && strcmp(ref, got) == 0);
-    CHECK_EQ_INT(atomic_load(&th_calls_elsewhere), 0);
+    CHECK_EQ_INT(test_thread_alloc_elsewhere(), 0);
     free(got);
-    got = dump_with(&t, &hooks, 1, 4096, 3);
+    got = dump_with(&t, &test_thread_alloc, 1, 4096, 3);
     CHECK(ref && got && strcmp(ref, got) == 0);
-    CHECK(atomic_load(&th_calls_elsewhere) > 0);
-    CHECK_EQ_INT(atomic_load(&th_live), 0);
+    CHECK(test_thread_alloc_elsewhere() > 0);
+    CHECK_EQ_INT(test_thread_alloc_live(), 0);
     free(got);
 
-    /* a bomb stops the thread's expansion with the error, whole and cut */
-    pb bomb;
-    pb_init(&bomb);
-    for (int i = 0; i < 200000; i++)
-        pb_raw(&bomb, "\x0a\x00", 2);
-    uLongf bl = compressBound(bomb.len);
-    unsigned char *bz = malloc(bl);
-    CHECK(compress2(bz, &bl, bomb.data, bomb.len, 9) == Z_OK);
-    t.len = 0;
-    k.len = 0;
-    pb_bytes(&k, COMP, bz, bl);
-    packet(&t, &k);
-    for (int thread = 0; thread < 2; thread++) {
-        tread_parser *p = tread_parser_create(NULL);
-        CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO), 0);
-        CHECK_EQ_INT(tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, thread), 0);
-        CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_DECOMPRESSED_BYTES, 100000), 0);
-        CHECK_EQ_INT(tread_feed(p, t.data, t.len), TREAD_STATUS_ERROR);
-        CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_MEMORY);
-        tread_parser_free(p);
-    }
     /* a parser freed in the middle of an expansion (paused) */
     t.len = 0;
     k.len = 0;
@@ -665,8 +594,8 @@ static void test_compressed_threads(void)
     CHECK_EQ_INT(tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, -2), -1);
     tread_parser_free(p);
 
-    free(ref), free(z), free(zs), free(bz);
-    pb_free(&inner), pb_free(&t), pb_free(&k), pb_free(&bomb);
+    free(ref), free(z), free(zs);
+    pb_free(&inner), pb_free(&t), pb_free(&k);
 }
 
 /* ---- sequence state and interning ------------------------------------- */
