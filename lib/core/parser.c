@@ -327,8 +327,10 @@ static long dz_job_step(void *arg, unsigned char *out, size_t cap, int *end)
     for (;;) {
         size_t used = 0, out_len = 0;
         int rc = tread_dz_run(j->dz, j->in, j->in_len, &used, out, cap, &out_len);
-        j->in += used;
-        j->in_len -= used;
+        if (used) {
+            j->in += used;
+            j->in_len -= used;
+        }
         if (rc == TREAD_DZ_NOMEM)
             return -1;
         if (rc == TREAD_DZ_ERROR) {

@@ -85,8 +85,10 @@ static long zjob_step(void *arg, unsigned char *out, size_t cap, int *end)
             j->bad = 1;
         }
     }
-    j->in += used;
-    j->in_len -= used;
+    if (used) { /* (in is NULL for an empty packet's copy) */
+        j->in += used;
+        j->in_len -= used;
+    }
     if (out_len)
         return (long)out_len;
     if (j->bad)
