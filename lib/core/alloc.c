@@ -18,6 +18,8 @@ void tread_alloc_init(tread_alloc *a, const tread_allocator *user)
     }
 }
 
+int tread_alloc_is_default(const tread_alloc *a) { return a->malloc_fn == default_malloc; }
+
 void *tread_malloc(const tread_alloc *a, size_t n) { return a->malloc_fn(a->ctx, n ? n : 1); }
 void *tread_realloc(const tread_alloc *a, void *p, size_t n) { return a->realloc_fn(a->ctx, p, n ? n : 1); }
 void tread_free(const tread_alloc *a, void *p) { if (p) a->free_fn(a->ctx, p); }

@@ -7,6 +7,8 @@
 typedef tread_allocator tread_alloc;
 
 void tread_alloc_init(tread_alloc *a, const tread_allocator *user);
+/* 1 when a is malloc/realloc/free (no tread_allocator was given). */
+int tread_alloc_is_default(const tread_alloc *a);
 void *tread_malloc(const tread_alloc *a, size_t n);
 void *tread_realloc(const tread_alloc *a, void *p, size_t n);
 void tread_free(const tread_alloc *a, void *p);

@@ -18,7 +18,8 @@
 /* Whether a parser may use a helper thread (TREAD_OPT_DECOMPRESS_THREAD). */
 int tread__may_use_thread(const tread_parser *p)
 {
-    return p->decompress_thread > 0 || (p->decompress_thread < 0 && p->alloc_is_default);
+    return p->decompress_thread > 0 ||
+           (p->decompress_thread < 0 && tread_alloc_is_default(&p->alloc));
 }
 
 tread_parser *tread_parser_create(const tread_allocator *alloc)
@@ -40,7 +41,6 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->json_fast_path = 1;
     p->perfetto_fast_path = 1;
     p->decompress_thread = -1;
-    p->alloc_is_default = !(alloc && alloc->malloc_fn && alloc->realloc_fn && alloc->free_fn);
     p->max_decompressed_bytes = (uint64_t)512 << 20;
     p->max_interned_bytes = (uint64_t)256 << 20;
     p->max_line_bytes = (size_t)1 << 20;
@@ -424,7 +424,6 @@ static tread_status push_compressed(tread_parser *p, const unsigned char *d, siz
     if (p->dzw)
         return push_compressed_threaded(p, d, n, consumed);
     *consumed = 0;
-    p->dz_piece = p->dz_out;
     for (;;) {
         size_t used = 0, out_len = 0;
         int rc = tread_dz_run(&p->dz, d + *consumed, n - *consumed, &used, p->dz_out,

@@ -34,8 +34,7 @@ struct tread_parser {
     int zstd_window_log_max;
     int json_fast_path;
     int perfetto_fast_path;
-    int decompress_thread;      /* -1 auto: when alloc_is_default */
-    int alloc_is_default;       /* no tread_allocator was given */
+    int decompress_thread;      /* -1 auto: with the default allocator */
     uint64_t max_decompressed_bytes;
     uint64_t max_interned_bytes;
     size_t max_line_bytes;
