@@ -75,6 +75,16 @@ static inline PF_ALWAYS_INLINE int rd_varint(const unsigned char **pp, const uns
         *pp = p + 1;
         return 1;
     }
+    if (PF_LIKELY(end - p >= 10)) {
+        if (!(p[1] & 0x80)) { /* two bytes: deltas, iids */
+            *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            *pp = p + 2;
+            return 1;
+        }
+        unsigned n = pf_varint_long(p, out);
+        *pp = p + n;
+        return n != 0;
+    }
     uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (p >= end)
