@@ -1,5 +1,6 @@
 #include "core/alloc.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static void *default_malloc(void *ctx, size_t n) { (void)ctx; return malloc(n); }
@@ -23,3 +24,11 @@ int tread_alloc_is_default(const tread_alloc *a) { return a->malloc_fn == defaul
 void *tread_malloc(const tread_alloc *a, size_t n) { return a->malloc_fn(a->ctx, n ? n : 1); }
 void *tread_realloc(const tread_alloc *a, void *p, size_t n) { return a->realloc_fn(a->ctx, p, n ? n : 1); }
 void tread_free(const tread_alloc *a, void *p) { if (p) a->free_fn(a->ctx, p); }
+
+void *tread_malloc_line(const tread_alloc *a, size_t n, void **mem)
+{
+    *mem = tread_malloc(a, n + 63);
+    if (!*mem)
+        return NULL;
+    return (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
+}

@@ -35,6 +35,7 @@ static void fd_destroy(void *dec)
     tread_buf_free(&d->rbuf);
     tread_free(a, d->shadow);
     tread_free(a, d->large.piece);
+    tread_free(a, d->ev_mem);
     tread_free(a, d);
 }
 
@@ -45,10 +46,16 @@ static void *fd_create(tread_parser *p)
         return NULL;
     memset(d, 0, sizeof *d);
     d->p = p;
+    d->ev = tread_malloc_line(&p->alloc, sizeof *d->ev, &d->ev_mem);
+    if (!d->ev) {
+        tread_free(&p->alloc, d);
+        return NULL;
+    }
+    memset(d->ev, 0, sizeof *d->ev);
     fxt_tables_init(&d->tables, &p->alloc, p->max_interned_bytes);
     d->cur = &d->tables.implicit;
     fxt_rec_provider(d);
-    d->ev.raw = &d->rec; /* the rest of ev: see fxt_event_init */
+    d->ev->raw = &d->rec; /* the rest of ev: see fxt_event_init */
     tread_buf_init(&d->rbuf, &p->alloc,
                    p->max_event_bytes > FXT_MAX_RECORD_BYTES ? p->max_event_bytes
                                                              : FXT_MAX_RECORD_BYTES);

@@ -89,7 +89,9 @@ typedef struct fxt_decoder {
     size_t shadow_cap;
     fxt_args_ctx actx;
     tread_fxt_record rec;
-    tread_event ev;             /* see fxt_event_init (fxt_emit.h) */
+    tread_event *ev;            /* see fxt_event_init (fxt_emit.h); 64-byte
+                                   aligned (tread_malloc_line), in ev_mem */
+    void *ev_mem;
     unsigned ev_dirty;          /* FXT_EV_* groups of ev set since cleared */
     uint32_t ev_flags;          /* flags every event starts with (provider) */
     uint64_t flow_id;

@@ -26,8 +26,8 @@ static inline void fxt_rec_provider(fxt_decoder *d)
     d->rec.provider_id = pv->id;
     d->rec.provider_name = name;
     d->actx.pv = pv;
-    d->ev.provider_id = pv->implicit ? 0 : pv->id;
-    d->ev.provider_name = pv->implicit ? (tread_str){NULL, 0} : name;
+    d->ev->provider_id = pv->implicit ? 0 : pv->id;
+    d->ev->provider_name = pv->implicit ? (tread_str){NULL, 0} : name;
     d->ev_flags = pv->implicit ? 0 : TREAD_HAS_PROVIDER;
 }
 
@@ -132,7 +132,7 @@ enum {
  * (a = b = {0}) read back what was just stored, a store-forwarding stall. */
 static inline void fxt_event_clear_inline(fxt_decoder *d, unsigned groups)
 {
-    tread_event *ev = &d->ev;
+    tread_event *ev = d->ev;
     if (groups & FXT_EV_DUR)
         ev->dur = 0;
     if (groups & FXT_EV_CPU)
@@ -168,7 +168,7 @@ void fxt_event_clear(fxt_decoder *d, unsigned groups);
 
 static inline tread_event *fxt_event_init_fast(fxt_decoder *d)
 {
-    tread_event *ev = &d->ev;
+    tread_event *ev = d->ev;
     if (d->ev_dirty)
         fxt_event_clear(d, d->ev_dirty);
     ev->kind = TREAD_EVENT_UNKNOWN;

@@ -49,7 +49,7 @@ static inline void fast_raw(fxt_decoder *d, const unsigned char *r, size_t len, 
 static inline tread_event *fast_event(fxt_decoder *d, unsigned keep, tread_event_kind kind,
                                       uint32_t flags, uint64_t off)
 {
-    tread_event *ev = &d->ev;
+    tread_event *ev = d->ev;
     unsigned stale = d->ev_dirty & ~keep;
     if (stale)
         fxt_event_clear_inline(d, stale);

@@ -516,8 +516,15 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
     if (frc == PF_FAST_DONE) {
         /* nothing but the queue: no packet leaves chrome JSON or an
          * expansion pending when the next one is read, and the fast reader
-         * starts neither */
-        st = drain(d);
+         * starts neither. Its events went straight to the callback unless
+         * the queue was in use (pf_fast.c emit_direct); a stop there
+         * leaves the rest queued for tread_resume. */
+        if (d->direct_paused) {
+            d->direct_paused = 0;
+            st = TREAD_STATUS_PAUSED;
+        } else {
+            st = drain(d);
+        }
     } else if (frc == PF_FAST_ERROR) {
         st = TREAD_STATUS_ERROR;
     } else {
@@ -805,6 +812,7 @@ static void pf_destroy(void *dec)
     tread_buf_free(&d->flowbuf);
     tread_buf_free(&d->tflowbuf);
     tread_free(a, d->q);
+    tread_free(a, d->fev_mem);
     tread_free(a, d);
 }
 
@@ -826,10 +834,12 @@ static void *pf_create(tread_parser *p)
     tread_buf_init(&d->tflowbuf, &p->alloc, p->max_event_bytes * 8);
     tread_buf_init(&d->track_names, &p->alloc, (size_t)-1);
     d->clocks = pf_clocks_create(&p->alloc);
-    if (!d->clocks) {
+    d->fev = tread_malloc_line(&p->alloc, sizeof *d->fev, &d->fev_mem);
+    if (!d->clocks || !d->fev) {
         pf_destroy(d);
         return NULL;
     }
+    memset(d->fev, 0, sizeof *d->fev);
     return d;
 }
 

@@ -357,9 +357,8 @@ static inline int fast_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t ii
 /* Several category iids: looked up in order and joined with ',' in the
  * decoder's category buffer, as pf_track_event joins them (an empty
  * string adds no comma before the next). 0, or -1 after tread__fail. */
-static int join_cats(pf_decoder *d, pf_seq *s, const fast_te *t, pf_qitem *q)
+static int join_cats(pf_decoder *d, pf_seq *s, const fast_te *t, tread_event *ev, unsigned *nul)
 {
-    tread_event *ev = &q->ev;
     tread_buf *b = &d->catbuf;
     b->len = 0;
     for (size_t i = 0; i < t->f.ncat; i++) {
@@ -373,11 +372,53 @@ static int join_cats(pf_decoder *d, pf_seq *s, const fast_te *t, pf_qitem *q)
         goto nomem;
     ev->cat.ptr = (const char *)b->data;
     ev->cat.len = b->len - 1;
-    q->nul |= PF_NUL_CAT;
+    *nul |= PF_NUL_CAT;
     return 0;
 nomem:
     tread__fail(d->p, TREAD_ERROR_NOMEM, ev->offset, "out of memory");
     return -1;
+}
+
+/* The extra counters from the i-th on: one COUNTER event per value, on
+ * the sequence's default extra-counter tracks (read_te checked there are
+ * enough), queued. Each takes its time and category from the event before
+ * it: prev (with its nul bits) when given, else the queue's last. 0, or -1
+ * after tread__fail. */
+static int queue_extras(pf_decoder *d, pf_seq *s, const fast_te *t, const pf_base *base,
+                        size_t i, const tread_event *prev, unsigned prev_nul)
+{
+    const pf_u64list *uuids = &s->default_extra[0];
+    for (; i < t->f.nx; i++) {
+        pf_qitem *xq = queue_fast(d, base);
+        if (!xq)
+            return -1;
+        /* the previous event (the main one, or an extra one with the same
+         * time and category): prev for the first, else the queue's one
+         * before, wherever the queue has moved it */
+        const tread_event *main_ev = prev;
+        unsigned main_nul = prev_nul;
+        if (!prev) {
+            const pf_qitem *mq = &d->q[d->q_len - 2];
+            main_ev = &mq->ev;
+            main_nul = mq->nul;
+        }
+        prev = NULL;
+        tread_event *xe = &xq->ev;
+        xq->seq = s;
+        xe->kind = TREAD_EVENT_COUNTER;
+        xe->phase = 'C';
+        xe->ts = main_ev->ts;
+        xe->flags = main_ev->flags & (TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
+        xe->raw_ts = main_ev->raw_ts;
+        xe->clock_id = main_ev->clock_id;
+        xe->cat = main_ev->cat;
+        xq->nul |= main_nul & PF_NUL_CAT;
+        const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], xe);
+        if (pf_set_counter(d, s, xt, xq, 1, (int64_t)t->x[i], pf_double(t->x[i])))
+            return -1;
+        xq->plain = !xe->cat.ptr || (xq->nul & PF_NUL_CAT);
+    }
+    return 0;
 }
 
 static const unsigned char te_phase[5] = {0, 'B', 'E', 'i', 'C'};
@@ -414,7 +455,7 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[0], &ev->cat, off, "category"))
             ev->flags |= TREAD_CAT_UNRESOLVED;
         q->nul |= PF_NUL_CAT;
-    } else if (t->f.ncat && join_cats(d, s, t, q)) {
+    } else if (t->f.ncat && join_cats(d, s, t, ev, &q->nul)) {
         return -1;
     }
 
@@ -443,32 +484,137 @@ static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
      * they are; only a literal name needs the delivery's copy */
     q->plain = !(t->f.has & FT_NAME);
 
+    return queue_extras(d, s, t, base, 0, NULL, 0);
+}
+
+/* emit_te without the queue, when it is empty: each event goes to the
+ * callback from the decoder's own event (*d->fev), which only this writes,
+ * every member pf_reset_event_common names once, so nothing is reset, and
+ * nothing is copied into a queue slot and out again at delivery (~15% of
+ * the instructions of chromium_startup). What each event holds is what
+ * emit_te queues and deliver hands over. When a callback asks to stop, the
+ * extra counters not yet delivered are queued (queue_extras), and
+ * d->direct_paused tells handle_packet to pause rather than drain.
+ * 0, or -1 after tread__fail. */
+static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
+                       const fast_te *t, const pf_base *base)
+{
+    static const tread_str z = {NULL, 0};
+    tread_parser *p = d->p;
+    uint64_t off = base->offset;
+    d->n_track_events++;
+    tread_event *ev = d->fev;
+    ev->offset = off;
+    ev->flags = base->flags;
+    ev->seq_id = base->seq_id;
+    ev->ts = base->ts;
+    ev->raw_ts = base->raw_ts;
+    ev->clock_id = base->clock_id;
+    ev->raw = base->raw;
+    ev->kind = te_kind[t->f.type];
+    ev->phase = te_phase[t->f.type];
+    ev->args.data = m;
+    ev->args.len = len;
+    ev->args.encoding = TREAD_ARGS_PERFETTO;
+    ev->args.ctx = &s->actx;
+    unsigned nul = 0;
+
+    ev->name = z;
+    if (t->f.has & FT_NAME) {
+        ev->name = t->f.name;
+    } else if (t->f.has & FT_NAME_IID) {
+        if (fast_str(d, s, PF_INTERN_EVENT_NAMES, t->f.name_iid, &ev->name, off, "event name"))
+            ev->flags |= TREAD_NAME_UNRESOLVED;
+        nul |= PF_NUL_NAME;
+    }
+    ev->cat = z;
+    if (t->f.ncat == 1) {
+        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[0], &ev->cat, off, "category"))
+            ev->flags |= TREAD_CAT_UNRESOLVED;
+        nul |= PF_NUL_CAT;
+    } else if (t->f.ncat && join_cats(d, s, t, ev, &nul)) {
+        return -1;
+    }
+
+    ev->pid = ev->tid = 0;
+    ev->track_uuid = 0;
+    ev->track_kind = TREAD_TRACK_NONE;
+    uint64_t uuid = (t->f.has & FT_TRACK) ? t->f.track : s->has_default_track ? s->default_track : 0;
+    const pf_track *tr = pf_resolve_track(d, s, uuid, ev);
+
+    ev->series = z;
+    ev->value = 0;
+    ev->value_int = 0;
+    if (ev->kind == TREAD_EVENT_COUNTER) {
+        if (t->f.has & (FT_CV | FT_DCV)) {
+            /* (an integer value wins, as in pf_track_event) */
+            int is_int = (t->f.has & FT_CV) != 0;
+            if (pf_set_counter_ev(d, s, tr, ev, &nul, is_int, t->f.cv, t->f.dcv))
+                return -1;
+        } else {
+            tread_str tn = pf_track_name(d, tr);
+            if (!ev->name.len && tn.ptr) {
+                ev->name = tn;
+                nul |= PF_NUL_NAME;
+            }
+            ev->series = tn;
+        }
+    }
+    size_t nf = d->flowbuf.len / 8, nt = d->tflowbuf.len / 8;
+    ev->flow_ids.n = nf;
+    ev->flow_ids.v = nf ? (const uint64_t *)(const void *)d->flowbuf.data : NULL;
+    ev->terminating_flow_ids.n = nt;
+    ev->terminating_flow_ids.v = nt ? (const uint64_t *)(const void *)d->tflowbuf.data : NULL;
+    if ((t->f.has & FT_NAME) && !(nul & PF_NUL_NAME)) {
+        /* a literal name: NUL-terminated in the delivery buffer, as
+         * deliver copies it */
+        tread_buf *b = &d->strbuf;
+        b->len = 0;
+        if (tread_buf_reserve(b, ev->name.len + 1))
+            return tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory"), -1;
+        char *dst = (char *)b->data;
+        if (ev->name.len)
+            memcpy(dst, ev->name.ptr, ev->name.len);
+        dst[ev->name.len] = 0;
+        b->len = ev->name.len + 1;
+        ev->name.ptr = dst;
+    }
+    (void)tread__emit_inline(p, ev);
+
     /* extra counters: one COUNTER event per value, on the sequence's
-     * default extra-counter tracks (read_te checked there are enough) */
+     * default extra-counter tracks (read_te checked there are enough),
+     * from the same event: its time, flags and category stay */
     const pf_u64list *uuids = &s->default_extra[0];
     for (size_t i = 0; i < t->f.nx; i++) {
-        pf_qitem *xq = queue_fast(d, base);
-        if (!xq)
+        if (p->stop_requested) {
+            d->direct_paused = 1;
+            return queue_extras(d, s, t, base, i, ev, nul);
+        }
+        ev->kind = TREAD_EVENT_COUNTER;
+        ev->phase = 'C';
+        ev->flags &= TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ;
+        ev->name = z;
+        ev->args.data = NULL;
+        ev->args.len = 0;
+        ev->args.encoding = TREAD_ARGS_TOKENS;
+        ev->pid = ev->tid = 0;
+        ev->track_uuid = 0;
+        ev->track_kind = TREAD_TRACK_NONE;
+        ev->series = z;
+        ev->value = 0;
+        ev->value_int = 0;
+        ev->flow_ids.n = 0;
+        ev->flow_ids.v = NULL;
+        ev->terminating_flow_ids.n = 0;
+        ev->terminating_flow_ids.v = NULL;
+        nul &= PF_NUL_CAT;
+        const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], ev);
+        if (pf_set_counter_ev(d, s, xt, ev, &nul, 1, (int64_t)t->x[i], pf_double(t->x[i])))
             return -1;
-        /* the previous event (the main one, or an extra one with the same
-         * time and category), wherever the queue has moved it */
-        const pf_qitem *mq = &d->q[d->q_len - 2];
-        const tread_event *main_ev = &mq->ev;
-        tread_event *xe = &xq->ev;
-        xq->seq = s;
-        xe->kind = TREAD_EVENT_COUNTER;
-        xe->phase = 'C';
-        xe->ts = main_ev->ts;
-        xe->flags = main_ev->flags & (TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
-        xe->raw_ts = main_ev->raw_ts;
-        xe->clock_id = main_ev->clock_id;
-        xe->cat = main_ev->cat;
-        xq->nul |= mq->nul & PF_NUL_CAT;
-        const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], xe);
-        if (pf_set_counter(d, s, xt, xq, 1, (int64_t)t->x[i], pf_double(t->x[i])))
-            return -1;
-        xq->plain = !xe->cat.ptr || (xq->nul & PF_NUL_CAT);
+        (void)tread__emit_inline(p, ev);
     }
+    if (p->stop_requested)
+        d->direct_paused = 1;
     return 0;
 }
 
@@ -595,5 +741,7 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
         state |= TREAD_PF_STATE_TS_RAW;
     pf_describe_packet(d, data, len, seq_id, cid, &base, flags, state, off);
     p->stats.records++; /* what tread__emit_perfetto_packet counts */
+    if (d->q_len == 0)
+        return emit_direct(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
     return emit_te(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
 }
