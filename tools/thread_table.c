@@ -110,7 +110,7 @@ thread_entry *thread_table_find(thread_table *t, int64_t pid, int64_t tid)
     return e;
 }
 
-int thread_slice_push(thread_table *t, thread_entry *e, slice_frame f)
+int thread_slice_push_slow(thread_table *t, thread_entry *e, slice_frame f)
 {
     /* Once one B overflowed, later ones must too, or E events would be
      * matched to the wrong B. */
@@ -135,18 +135,4 @@ int thread_slice_push(thread_table *t, thread_entry *e, slice_frame f)
 overflow:
     e->overflow++;
     return -1;
-}
-
-int thread_slice_pop(thread_entry *e, slice_frame *f, int *overflowed)
-{
-    *overflowed = 0;
-    if (e->overflow > 0) {
-        e->overflow--;
-        *overflowed = 1;
-        return 0;
-    }
-    if (e->depth == 0)
-        return 0;
-    *f = e->stack[--e->depth];
-    return 1;
 }

@@ -66,13 +66,36 @@ static inline thread_entry *thread_table_get(thread_table *t, int64_t pid, int64
     return thread_table_find(t, pid, tid);
 }
 
+/* thread_slice_push when the stack must grow, or overflows. */
+int thread_slice_push_slow(thread_table *t, thread_entry *e, slice_frame f);
+
 /* Pushes an open slice. Returns 0, or -1 when it does not fit (the caller
- * counts it; e->overflow then absorbs the matching E). */
-int thread_slice_push(thread_table *t, thread_entry *e, slice_frame f);
+ * counts it; e->overflow then absorbs the matching E). Inline, as is
+ * pop: every B and E event of a trace comes here. */
+static inline int thread_slice_push(thread_table *t, thread_entry *e, slice_frame f)
+{
+    if (e->overflow == 0 && e->depth < e->stack_cap) {
+        e->stack[e->depth++] = f;
+        return 0;
+    }
+    return thread_slice_push_slow(t, e, f);
+}
 
 /* Pops the innermost open slice into *f. Returns 1, or 0 when the E has
  * no B (or belongs to an overflowed B: then *f is untouched and
  * *overflowed is set). */
-int thread_slice_pop(thread_entry *e, slice_frame *f, int *overflowed);
+static inline int thread_slice_pop(thread_entry *e, slice_frame *f, int *overflowed)
+{
+    *overflowed = 0;
+    if (e->overflow > 0) {
+        e->overflow--;
+        *overflowed = 1;
+        return 0;
+    }
+    if (e->depth == 0)
+        return 0;
+    *f = e->stack[--e->depth];
+    return 1;
+}
 
 #endif
