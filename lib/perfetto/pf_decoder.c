@@ -523,7 +523,7 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
             d->direct_paused = 0;
             st = TREAD_STATUS_PAUSED;
         } else {
-            st = drain(d);
+            st = d->q_len ? drain(d) : TREAD_STATUS_OK;
         }
     } else if (frc == PF_FAST_ERROR) {
         st = TREAD_STATUS_ERROR;
