@@ -131,7 +131,7 @@ static inline PF_ALWAYS_INLINE int rd_len(const unsigned char **pp, const unsign
 }
 
 /* Skips the value of a field of wire type w: 1, or 0 (groups too). */
-static int skip_value(const unsigned char **pp, const unsigned char *end, unsigned w)
+static inline PF_ALWAYS_INLINE int skip_value(const unsigned char **pp, const unsigned char *end, unsigned w)
 {
     uint64_t v;
     const unsigned char *data;
