@@ -403,16 +403,8 @@ static int queue_extras(pf_decoder *d, pf_seq *s, const fast_te *t, const pf_bas
             main_nul = mq->nul;
         }
         prev = NULL;
+        pf_extra_counter_event(xq, s, main_ev, main_nul);
         tread_event *xe = &xq->ev;
-        xq->seq = s;
-        xe->kind = TREAD_EVENT_COUNTER;
-        xe->phase = 'C';
-        xe->ts = main_ev->ts;
-        xe->flags = main_ev->flags & (TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
-        xe->raw_ts = main_ev->raw_ts;
-        xe->clock_id = main_ev->clock_id;
-        xe->cat = main_ev->cat;
-        xq->nul |= main_nul & PF_NUL_CAT;
         const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], xe);
         if (pf_set_counter(d, s, xt, xq, 1, (int64_t)t->x[i], pf_double(t->x[i])))
             return -1;
@@ -504,13 +496,7 @@ static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t 
     uint64_t off = base->offset;
     d->n_track_events++;
     tread_event *ev = d->fev;
-    ev->offset = off;
-    ev->flags = base->flags;
-    ev->seq_id = base->seq_id;
-    ev->ts = base->ts;
-    ev->raw_ts = base->raw_ts;
-    ev->clock_id = base->clock_id;
-    ev->raw = base->raw;
+    pf_event_set_base(ev, base);
     ev->kind = te_kind[t->f.type];
     ev->phase = te_phase[t->f.type];
     ev->args.data = m;

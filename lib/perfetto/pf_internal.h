@@ -522,6 +522,25 @@ static inline int pf_set_counter_ev(pf_decoder *d, pf_seq *s, const pf_track *t,
     return 0;
 }
 
+/* A queued extra counter value's event (TrackEvent extra_counter_values):
+ * the time and category of the event before it (main_ev, with its nul
+ * bits main_nul), on the sequence s; the caller resolves its track and
+ * sets its value. */
+static inline void pf_extra_counter_event(pf_qitem *xq, pf_seq *s, const tread_event *main_ev,
+                                          unsigned main_nul)
+{
+    tread_event *xe = &xq->ev;
+    xq->seq = s;
+    xe->kind = TREAD_EVENT_COUNTER;
+    xe->phase = 'C';
+    xe->ts = main_ev->ts;
+    xe->flags = main_ev->flags & (TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
+    xe->raw_ts = main_ev->raw_ts;
+    xe->clock_id = main_ev->clock_id;
+    xe->cat = main_ev->cat;
+    xq->nul |= main_nul & PF_NUL_CAT;
+}
+
 /* The same, on a queued event. */
 static inline int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q,
                                  int is_int, int64_t iv, double dv)
@@ -564,9 +583,8 @@ void pf_z_free(pf_decoder *d);
  * chromium_startup. The common members are what the fast reader sets
  * (pf_fast.c); the rare ones only the general reader sets, so they are
  * reset only in a slot the general reader filled last (pf_qitem.general). */
-static inline void pf_reset_event_common(tread_event *ev, const pf_base *base)
+static inline void pf_event_set_base(tread_event *ev, const pf_base *base)
 {
-    static const tread_str z = {NULL, 0};
     ev->offset = base->offset;
     ev->flags = base->flags;
     ev->seq_id = base->seq_id;
@@ -574,6 +592,12 @@ static inline void pf_reset_event_common(tread_event *ev, const pf_base *base)
     ev->raw_ts = base->raw_ts;
     ev->clock_id = base->clock_id;
     ev->raw = base->raw;
+}
+
+static inline void pf_reset_event_common(tread_event *ev, const pf_base *base)
+{
+    static const tread_str z = {NULL, 0};
+    pf_event_set_base(ev, base);
     ev->kind = TREAD_EVENT_UNKNOWN;
     ev->format = TREAD_FORMAT_UNKNOWN;
     ev->phase = 0;

@@ -609,17 +609,9 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             if (!xq)
                 return -1;
             /* the main event's fields may have moved with the queue */
-            const tread_event *main_ev = &d->q[d->q_len - 2].ev;
+            const pf_qitem *mq = &d->q[d->q_len - 2];
+            pf_extra_counter_event(xq, s, &mq->ev, mq->nul);
             tread_event *xe = &xq->ev;
-            xq->seq = s;
-            xe->kind = TREAD_EVENT_COUNTER;
-            xe->phase = 'C';
-            xe->ts = main_ev->ts;
-            xe->flags = main_ev->flags & (TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
-            xe->raw_ts = main_ev->raw_ts;
-            xe->clock_id = main_ev->clock_id;
-            xe->cat = main_ev->cat;
-            xq->nul |= d->q[d->q_len - 2].nul & PF_NUL_CAT;
             const pf_track *xt = pf_resolve_track(d, s, uuids->v[i], xe);
             if (pf_set_counter(d, s, xt, xq, !dbl, (int64_t)vals->v[i],
                                pf_double(vals->v[i])))
