@@ -509,10 +509,14 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
         d->cur_len = len;
         d->cur_owned = owned;
     }
-    /* the fast reader first; what it leaves, the general reader reads */
+    /* the fast reader first; what it leaves, the general reader reads.
+     * The queue is empty here (a packet's events are all delivered before
+     * the framer reads the next one, or the parser pauses): the fast
+     * reader delivers its events directly, so it must never run while an
+     * earlier packet's events wait in the queue. */
     tread_status st;
-    int frc = d->p->perfetto_fast_path ? pf_fast_packet(d, data, len, off, level)
-                                       : PF_FAST_REASONS_;
+    int frc = d->p->perfetto_fast_path && !d->q_len ? pf_fast_packet(d, data, len, off, level)
+                                                    : PF_FAST_REASONS_;
     if (frc == PF_FAST_DONE) {
         /* nothing but the queue: no packet leaves chrome JSON or an
          * expansion pending when the next one is read, and the fast reader

@@ -379,10 +379,11 @@ nomem:
     return -1;
 }
 
-/* The extra counters from the i-th on: one COUNTER event per value, on
- * the sequence's default extra-counter tracks (read_te checked there are
- * enough), queued. Each takes its time and category from the event before
- * it: prev (with its nul bits) when given, else the queue's last. 0, or -1
+/* The extra counters from the i-th on, queued when a callback stopped
+ * emit_direct before them: one COUNTER event per value, on the sequence's
+ * default extra-counter tracks (read_te checked there are enough). Each
+ * takes its time and category from the event before it: prev (with its
+ * nul bits) for the first, the queue's last for the others. 0, or -1
  * after tread__fail. */
 static int queue_extras(pf_decoder *d, pf_seq *s, const fast_te *t, const pf_base *base,
                         size_t i, const tread_event *prev, unsigned prev_nul)
@@ -397,7 +398,7 @@ static int queue_extras(pf_decoder *d, pf_seq *s, const fast_te *t, const pf_bas
          * before, wherever the queue has moved it */
         const tread_event *main_ev = prev;
         unsigned main_nul = prev_nul;
-        if (!prev) {
+        if (!prev) { /* (the queue holds the one before) */
             const pf_qitem *mq = &d->q[d->q_len - 2];
             main_ev = &mq->ev;
             main_nul = mq->nul;
@@ -419,72 +420,13 @@ static const tread_event_kind te_kind[5] = {TREAD_EVENT_UNKNOWN, TREAD_EVENT_SLI
                                             TREAD_EVENT_COUNTER};
 
 /* The events of the TrackEvent read into t: what pf_track_event does for
- * the same fields. 0, or -1 after tread__fail. */
-static int emit_te(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
-                   const fast_te *t, const pf_base *base)
-{
-    uint64_t off = base->offset;
-    d->n_track_events++;
-    pf_qitem *q = queue_fast(d, base);
-    if (!q)
-        return -1;
-    q->seq = s;
-    tread_event *ev = &q->ev;
-    ev->args.data = m;
-    ev->args.len = len;
-    ev->args.encoding = TREAD_ARGS_PERFETTO;
-    ev->kind = te_kind[t->f.type];
-    ev->phase = te_phase[t->f.type];
-
-    if (t->f.has & FT_NAME) {
-        ev->name = t->f.name;
-    } else if (t->f.has & FT_NAME_IID) {
-        if (fast_str(d, s, PF_INTERN_EVENT_NAMES, t->f.name_iid, &ev->name, off, "event name"))
-            ev->flags |= TREAD_NAME_UNRESOLVED;
-        q->nul |= PF_NUL_NAME;
-    }
-    if (t->f.ncat == 1) {
-        if (fast_str(d, s, PF_INTERN_EVENT_CATEGORIES, t->cat[0], &ev->cat, off, "category"))
-            ev->flags |= TREAD_CAT_UNRESOLVED;
-        q->nul |= PF_NUL_CAT;
-    } else if (t->f.ncat && join_cats(d, s, t, ev, &q->nul)) {
-        return -1;
-    }
-
-    uint64_t uuid = (t->f.has & FT_TRACK) ? t->f.track : s->has_default_track ? s->default_track : 0;
-    const pf_track *tr = pf_resolve_track(d, s, uuid, ev);
-
-    if (ev->kind == TREAD_EVENT_COUNTER) {
-        if (t->f.has & (FT_CV | FT_DCV)) {
-            /* (an integer value wins, as in pf_track_event) */
-            int is_int = (t->f.has & FT_CV) != 0;
-            if (pf_set_counter(d, s, tr, q, is_int, t->f.cv, t->f.dcv))
-                return -1;
-        } else {
-            tread_str tn = pf_track_name(d, tr);
-            if (!ev->name.len && tn.ptr) {
-                ev->name = tn;
-                q->nul |= PF_NUL_NAME;
-            }
-            ev->series = tn;
-            q->nul |= PF_NUL_SERIES;
-        }
-    }
-    ev->flow_ids.n = d->flowbuf.len / 8;
-    ev->terminating_flow_ids.n = d->tflowbuf.len / 8;
-    /* interned names and categories, track names: NUL-terminated where
-     * they are; only a literal name needs the delivery's copy */
-    q->plain = !(t->f.has & FT_NAME);
-
-    return queue_extras(d, s, t, base, 0, NULL, 0);
-}
-
-/* emit_te without the queue, when it is empty: each event goes to the
+ * the same fields, delivered without the queue (handle_packet calls the
+ * fast reader only when it is empty): each event goes to the
  * callback from the decoder's own event (*d->fev), which only this writes,
  * every member pf_reset_event_common names once, so nothing is reset, and
- * nothing is copied into a queue slot and out again at delivery (~15% of
+ * nothing is copied into a queue slot and out again at delivery (~7% of
  * the instructions of chromium_startup). What each event holds is what
- * emit_te queues and deliver hands over. When a callback asks to stop, the
+ * the general reader queues and deliver hands over. When a callback asks to stop, the
  * extra counters not yet delivered are queued (queue_extras), and
  * d->direct_paused tells handle_packet to pause rather than drain.
  * 0, or -1 after tread__fail. */
@@ -727,7 +669,5 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
         state |= TREAD_PF_STATE_TS_RAW;
     pf_describe_packet(d, data, len, seq_id, cid, &base, flags, state, off);
     p->stats.records++; /* what tread__emit_perfetto_packet counts */
-    if (d->q_len == 0)
-        return emit_direct(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
-    return emit_te(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
+    return emit_direct(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
 }

@@ -183,7 +183,8 @@ typedef struct pf_framer {
 } pf_framer;
 
 /* pf_fast.c: the fast reader of the common TrackEvent packets (see there).
- * PF_FAST_DONE: the packet was read (events queued); PF_FAST_ERROR: after
+ * PF_FAST_DONE: the packet was read (events delivered, or the rest queued
+ * after a stop: pf_decoder.direct_paused); PF_FAST_ERROR: after
  * tread__fail; any other value: a reason it was not taken, nothing changed
  * (the general reader reads the packet). */
 enum {
