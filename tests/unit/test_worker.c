@@ -1,7 +1,9 @@
 /* The producer thread (lib/core/worker.c): pieces come back whole and in
  * order, the step runs on the other thread, the end and out-of-memory
  * codes come through, a job can be stopped early (also while the ring is
- * full) and another started, and everything allocated is freed. */
+ * full) and another started, and everything allocated is freed. Waits
+ * short and long: a side that waits spins first (WORKER_SPIN_NS), then
+ * sleeps on its condition variable, and both ways must hand over. */
 #include "testlib.h"
 #include "core/worker.h"
 
@@ -9,6 +11,14 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
+
+/* Longer than the worker's spin before it sleeps (200 us). */
+static void sleep_1ms(void)
+{
+    struct timespec t = {0, 1000000};
+    nanosleep(&t, NULL);
+}
 
 /* A counting allocator (the worker's thread may call it). */
 static atomic_long live_blocks;
@@ -28,7 +38,8 @@ typedef struct job {
     size_t total, done;
     size_t fail_at;         /* SIZE_MAX: never */
     unsigned seed;
-    int slow;               /* yield in every step (the consumer gets ahead) */
+    int slow;               /* yield in every step (the consumer gets ahead);
+                               2: sleep 1 ms, past the caller's spin */
     atomic_int steps, steps_elsewhere;
     pthread_t caller;
 } job;
@@ -41,7 +52,9 @@ static long step(void *arg, unsigned char *out, size_t cap, int *end)
     atomic_fetch_add(&j->steps, 1);
     if (!pthread_equal(pthread_self(), j->caller))
         atomic_fetch_add(&j->steps_elsewhere, 1);
-    if (j->slow)
+    if (j->slow == 2)
+        sleep_1ms();
+    else if (j->slow)
         for (int i = 0; i < 20; i++)
             sched_yield();
     if (j->done >= j->fail_at)
@@ -79,7 +92,9 @@ static size_t drain(tread_worker *w, job *j, int slow_consumer)
         const unsigned char *out = NULL;
         int end = -7;
         long n = tread_worker_next(w, &out, &end);
-        if (slow_consumer)
+        if (slow_consumer == 2)
+            sleep_1ms(); /* past the worker's spin: it sleeps, the ring full */
+        else if (slow_consumer)
             for (int i = 0; i < 20; i++)
                 sched_yield();
         if (n < 0)
@@ -129,6 +144,18 @@ int main(void)
             CHECK_EQ_INT(atomic_load(&j.steps_elsewhere), steps);
             CHECK_EQ_INT(steps, (int)((totals[i] + 99) / 100) + 1);
         }
+    }
+
+    /* waits longer than the spin: the producer sleeps in each step (the
+     * caller sleeps on its condition variable), then the consumer sleeps
+     * after each piece (the worker does) */
+    for (int mode = 0; mode < 2; mode++) {
+        job j;
+        job_init(&j, 2345, 77u + (unsigned)mode);
+        j.slow = mode == 0 ? 2 : 0;
+        tread_worker_start(w, step, &j);
+        CHECK_EQ_INT(drain(w, &j, mode == 1 ? 2 : 0), 0);
+        CHECK_EQ_INT(atomic_load(&j.steps), 25);
     }
 
     /* out of memory after 250 bytes: two whole pieces, 50 bytes, -1 */
