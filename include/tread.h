@@ -511,6 +511,8 @@ typedef enum tread_option {
                                       tread_allocator hooks (which must
                                       then be thread-safe: the thread
                                       allocates through them), 0 never.
+                                      A side waiting for the other spins
+                                      up to 200 us before it sleeps.
                                       Events, warnings and errors are the
                                       same either way */
 } tread_option;
