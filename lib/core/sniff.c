@@ -175,7 +175,7 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
         if (k >= n) {
             if (!final)
                 return *need_more = 1, TREAD_FORMAT_UNKNOWN;
-        } else {
+        } else if (shift < 64) { /* (ten continuation bytes: no length) */
             len |= (uint64_t)(d[k] & 0x7f) << shift;
             k++;
             if (len == 0 || k >= n) {

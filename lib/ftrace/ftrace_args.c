@@ -12,12 +12,15 @@ enum { M_FIELDS = 0, M_TEXT, M_PARENT, M_DONE };
 
 static void fa_init(tread_args_iter *it, const tread_args *a)
 {
-    const char *s = (const char *)a->data, *end = s + a->len;
     it->p = a->data;
+    it->end = a->data;
+    if (!a->data || a->len == 0) {
+        it->state[0] = M_DONE; /* (no pointer arithmetic on NULL) */
+        return;
+    }
+    const char *s = (const char *)a->data, *end = s + a->len;
     it->end = a->data + a->len;
-    if (!a->data || a->len == 0)
-        it->state[0] = M_DONE;
-    else if (a->ctx == &tread__ftrace_ctx_function)
+    if (a->ctx == &tread__ftrace_ctx_function)
         it->state[0] = M_PARENT;
     else
         it->state[0] = ftrace_kv_shape(s, end) ? M_FIELDS : M_TEXT;

@@ -126,6 +126,12 @@ static void test_sniff(void)
     CHECK_EQ_STR(a, b);
     free(a);
     free(b);
+    /* a packet length of ten continuation bytes is no length (the sniffer
+     * shifted by 70: UBSan, found by fuzz_pipeline) */
+    static const char longlen[] = "\x0a\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01\x08\x01";
+    a = parse_text(longlen, sizeof longlen - 1, 1, NULL);
+    CHECK(strstr(a, "format=perfetto") == NULL);
+    free(a);
     /* blanks first: "\n\n" must not read as a Perfetto packet header */
     const char *ws = "\n\n   \t [{\"ph\":\"i\"}]";
     a = parse_text(ws, strlen(ws), 1, NULL);

@@ -591,8 +591,24 @@ static void test_map_direct(void)
     CHECK(!tread__ftrace_is_marker_event("printk", 6));
 }
 
+/* Empty args, with no data at all: nothing, and no arithmetic on a null
+ * pointer (UBSan, found by fuzz_pipeline). */
+static void test_empty_args(void)
+{
+    tread_args a = {NULL, 0, TREAD_ARGS_FTRACE, NULL};
+    tread_args_iter it;
+    tread_arg out;
+    tread_args_iter_init(&it, &a);
+    CHECK_EQ_INT(tread_args_next(&it, &out), 0);
+    static const unsigned char none[1] = {0};
+    tread_args b = {none, 0, TREAD_ARGS_FTRACE, NULL};
+    tread_args_iter_init(&it, &b);
+    CHECK_EQ_INT(tread_args_next(&it, &out), 0);
+}
+
 int main(void)
 {
+    test_empty_args();
     test_line_shapes();
     test_atrace();
     test_decoder();
