@@ -62,19 +62,6 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
     return it;
 }
 
-/* Appends s NUL-terminated to strbuf (room reserved by the caller).
- * (inline: most events have several absent strings) */
-static inline PF_ALWAYS_INLINE void put_str(tread_buf *b, tread_str *s)
-{
-    if (!s->ptr)
-        return;
-    char *dst = (char *)b->data + b->len;
-    if (s->len)
-        memcpy(dst, s->ptr, s->len);
-    dst[s->len] = 0;
-    b->len += s->len + 1;
-    s->ptr = dst;
-}
 
 static tread_status deliver(pf_decoder *d, pf_qitem *it)
 {
@@ -102,15 +89,15 @@ static tread_status deliver(pf_decoder *d, pf_qitem *it)
     if (tread_buf_reserve(&d->strbuf, need))
         return tread__fail(p, TREAD_ERROR_NOMEM, ev->offset, "out of memory");
     if (!(nul & PF_NUL_NAME))
-        put_str(&d->strbuf, &ev->name);
+        pf_put_str(&d->strbuf, &ev->name);
     if (!(nul & PF_NUL_CAT))
-        put_str(&d->strbuf, &ev->cat);
+        pf_put_str(&d->strbuf, &ev->cat);
     if (!(nul & PF_NUL_META))
-        put_str(&d->strbuf, &ev->meta_str);
+        pf_put_str(&d->strbuf, &ev->meta_str);
     if (!(nul & PF_NUL_SERIES))
-        put_str(&d->strbuf, &ev->series);
+        pf_put_str(&d->strbuf, &ev->series);
     if (ev->id_scope.ptr)
-        put_str(&d->strbuf, &ev->id_scope);
+        pf_put_str(&d->strbuf, &ev->id_scope);
     if (it->fmt_id) {
         char *dst = (char *)d->strbuf.data + d->strbuf.len;
         int n = snprintf(dst, 24, "0x%" PRIx64, ev->id_num);
@@ -118,7 +105,7 @@ static tread_status deliver(pf_decoder *d, pf_qitem *it)
         ev->id.len = (size_t)n;
         d->strbuf.len += (size_t)n + 1;
     } else if (ev->id.ptr) {
-        put_str(&d->strbuf, &ev->id);
+        pf_put_str(&d->strbuf, &ev->id);
     }
     if (it->fmt_bind) {
         char *dst = (char *)d->strbuf.data + d->strbuf.len;
@@ -520,15 +507,10 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
     if (frc == PF_FAST_DONE) {
         /* nothing but the queue: no packet leaves chrome JSON or an
          * expansion pending when the next one is read, and the fast reader
-         * starts neither. Its events went straight to the callback unless
-         * the queue was in use (pf_fast.c emit_direct); a stop there
-         * leaves the rest queued for tread_resume. */
-        if (d->direct_paused) {
-            d->direct_paused = 0;
-            st = TREAD_STATUS_PAUSED;
-        } else {
-            st = d->q_len ? drain(d) : TREAD_STATUS_OK;
-        }
+         * starts neither. Its events went straight to the callback
+         * (pf_fast.c emit_direct); a stop there leaves the rest queued for
+         * tread_resume. */
+        st = d->p->stop_requested ? TREAD_STATUS_PAUSED : TREAD_STATUS_OK;
     } else if (frc == PF_FAST_ERROR) {
         st = TREAD_STATUS_ERROR;
     } else {

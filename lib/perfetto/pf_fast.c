@@ -428,7 +428,7 @@ static const tread_event_kind te_kind[5] = {TREAD_EVENT_UNKNOWN, TREAD_EVENT_SLI
  * the instructions of chromium_startup). What each event holds is what
  * the general reader queues and deliver hands over. When a callback asks to stop, the
  * extra counters not yet delivered are queued (queue_extras), and
- * d->direct_paused tells handle_packet to pause rather than drain.
+ * handle_packet pauses (stop_requested) rather than drains.
  * 0, or -1 after tread__fail. */
 static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                        const fast_te *t, const pf_base *base)
@@ -496,16 +496,10 @@ static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t 
     if ((t->f.has & FT_NAME) && !(nul & PF_NUL_NAME)) {
         /* a literal name: NUL-terminated in the delivery buffer, as
          * deliver copies it */
-        tread_buf *b = &d->strbuf;
-        b->len = 0;
-        if (tread_buf_reserve(b, ev->name.len + 1))
+        d->strbuf.len = 0;
+        if (tread_buf_reserve(&d->strbuf, ev->name.len + 1))
             return tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory"), -1;
-        char *dst = (char *)b->data;
-        if (ev->name.len)
-            memcpy(dst, ev->name.ptr, ev->name.len);
-        dst[ev->name.len] = 0;
-        b->len = ev->name.len + 1;
-        ev->name.ptr = dst;
+        pf_put_str(&d->strbuf, &ev->name);
     }
     (void)tread__emit_inline(p, ev);
 
@@ -514,10 +508,8 @@ static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t 
      * from the same event: its time, flags and category stay */
     const pf_u64list *uuids = &s->default_extra[0];
     for (size_t i = 0; i < t->f.nx; i++) {
-        if (p->stop_requested) {
-            d->direct_paused = 1;
+        if (p->stop_requested)
             return queue_extras(d, s, t, base, i, ev, nul);
-        }
         ev->kind = TREAD_EVENT_COUNTER;
         ev->phase = 'C';
         ev->flags &= TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ;
@@ -541,8 +533,6 @@ static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t 
             return -1;
         (void)tread__emit_inline(p, ev);
     }
-    if (p->stop_requested)
-        d->direct_paused = 1;
     return 0;
 }
 

@@ -184,7 +184,7 @@ typedef struct pf_framer {
 
 /* pf_fast.c: the fast reader of the common TrackEvent packets (see there).
  * PF_FAST_DONE: the packet was read (events delivered, or the rest queued
- * after a stop: pf_decoder.direct_paused); PF_FAST_ERROR: after
+ * after a stop: stop_requested is then set); PF_FAST_ERROR: after
  * tread__fail; any other value: a reason it was not taken, nothing changed
  * (the general reader reads the packet). */
 enum {
@@ -271,7 +271,6 @@ typedef struct pf_decoder {
      * chromium_startup */
     tread_event *fev;
     void *fev_mem;
-    int direct_paused;         /* a callback asked to stop during emit_direct */
     tread_buf strbuf;          /* NUL-terminated copies at delivery */
     tread_buf catbuf;          /* joined categories of the TrackEvent */
     tread_buf flowbuf;         /* the TrackEvent's flow ids */
@@ -540,6 +539,21 @@ static inline void pf_extra_counter_event(pf_qitem *xq, pf_seq *s, const tread_e
     xe->clock_id = main_ev->clock_id;
     xe->cat = main_ev->cat;
     xq->nul |= main_nul & PF_NUL_CAT;
+}
+
+/* Appends s NUL-terminated to b (room reserved by the caller) and points
+ * s at the copy: a string delivered with an event. (inline: most events
+ * have several absent strings) */
+static inline PF_ALWAYS_INLINE void pf_put_str(tread_buf *b, tread_str *s)
+{
+    if (!s->ptr)
+        return;
+    char *dst = (char *)b->data + b->len;
+    if (s->len)
+        memcpy(dst, s->ptr, s->len);
+    dst[s->len] = 0;
+    b->len += s->len + 1;
+    s->ptr = dst;
 }
 
 /* The same, on a queued event. */
