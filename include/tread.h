@@ -512,7 +512,9 @@ typedef enum tread_option {
                                       then be thread-safe: the thread
                                       allocates through them), 0 never.
                                       A side waiting for the other spins
-                                      up to 200 us before it sleeps.
+                                      up to 200 us before it sleeps, and
+                                      spins less often after spins that
+                                      ran out (a loaded machine).
                                       Events, warnings and errors are the
                                       same either way */
 } tread_option;

@@ -19,6 +19,20 @@
  * the other thread from running. */
 #define WORKER_SPIN_NS 200000L
 
+/* A spin that runs out (the other side did not come within WORKER_SPIN_NS:
+ * busy elsewhere, or no CPU free for it while the machine is loaded) is
+ * CPU taken from everything else, and on a loaded machine from the other
+ * side itself: a JSON chunk test over a gzip trace fed a byte at a time
+ * took 2.0 s idle and 21.5 s beside one busy process, 80% of it spinning.
+ * So each side skips its next 2^k - 1 spins after k that ran out in a row
+ * (k at most WORKER_SPIN_BACKOFF), and one that succeeds sets k back to 0. */
+#define WORKER_SPIN_BACKOFF 10u
+
+typedef struct spinner {
+    unsigned fails; /* spins run out in a row */
+    unsigned skip;  /* waits left to sleep through without spinning */
+} spinner;
+
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
 #elif defined(__aarch64__)
@@ -38,6 +52,7 @@ struct tread_worker {
     int busy;                  /* a step in progress (outside the lock) */
     int caller_waits, worker_waits;
     int spin;                  /* more than one CPU: spin before sleeping */
+    spinner caller_spin, worker_spin; /* each touched by its side only */
     /* bumped under the lock by each side after a change the other may
      * wait for (a piece made; a piece given back, a job, stop or quit):
      * what a spinning thread watches without the lock */
@@ -62,19 +77,35 @@ static long now_ns(void)
 
 /* Called with the lock held, which it releases while it spins: returns
  * (locked again) once *x is no longer seen, or after WORKER_SPIN_NS. The
- * caller then checks its condition again under the lock. */
-static void spin_while(tread_worker *w, atomic_uint *x, unsigned seen)
+ * caller then checks its condition again under the lock. Does nothing
+ * while sp says to skip (see WORKER_SPIN_BACKOFF). */
+static void spin_while(tread_worker *w, spinner *sp, atomic_uint *x, unsigned seen)
 {
+    if (sp->skip) {
+        sp->skip--;
+        return;
+    }
     pthread_mutex_unlock(&w->mu);
     long until = now_ns() + WORKER_SPIN_NS;
+    int came = 0;
     for (unsigned k = 1;; k++) {
-        if (atomic_load_explicit(x, memory_order_relaxed) != seen)
+        if (atomic_load_explicit(x, memory_order_relaxed) != seen) {
+            /* late (this thread was preempted while it spun) is a failure */
+            came = now_ns() <= until;
             break;
+        }
         CPU_RELAX();
         if (!(k & 63) && now_ns() > until)
             break;
     }
     pthread_mutex_lock(&w->mu);
+    if (came) {
+        sp->fails = 0;
+    } else {
+        if (sp->fails < WORKER_SPIN_BACKOFF)
+            sp->fails++;
+        sp->skip = (1u << sp->fails) - 1;
+    }
 }
 
 /* A change the other side may be waiting for (lock held). */
@@ -91,7 +122,7 @@ static void *worker_main(void *arg)
         int spun = !w->spin;
         while (!w->quit && !(w->running && w->held < w->n)) {
             if (!spun) {
-                spin_while(w, &w->to_worker,
+                spin_while(w, &w->worker_spin, &w->to_worker,
                            atomic_load_explicit(&w->to_worker, memory_order_relaxed));
                 spun = 1;
                 continue;
@@ -241,7 +272,8 @@ long tread_worker_next(tread_worker *w, const unsigned char **out, int *end)
             return -1;
         }
         if (!spun) {
-            spin_while(w, &w->to_caller, atomic_load_explicit(&w->to_caller, memory_order_relaxed));
+            spin_while(w, &w->caller_spin, &w->to_caller,
+                       atomic_load_explicit(&w->to_caller, memory_order_relaxed));
             spun = 1;
             continue;
         }
