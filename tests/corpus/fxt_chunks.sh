@@ -4,4 +4,4 @@
 . "${top_srcdir:-.}/tests/corpus/common.sh"
 files=$(find "$CORPUS/fxt" -type f -name '*.fxt' | sort)
 [ -n "$files" ] || { echo "FAIL: no FXT corpus files"; exit 1; }
-exec "$top_builddir/tests/corpus/chunk_check" $files
+chunk_check_all $files

@@ -3,4 +3,4 @@
 . "${top_srcdir:-.}/tests/corpus/common.sh"
 files=$(find "$CORPUS/json" -type f ! -name '*.md' | sort)
 [ -n "$files" ] || { echo "FAIL: no corpus files"; exit 1; }
-exec "$top_builddir/tests/corpus/chunk_check" $files
+chunk_check_all $files

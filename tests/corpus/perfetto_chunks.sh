@@ -5,7 +5,7 @@
 . "${top_srcdir:-.}/tests/corpus/common.sh"
 files=$(find "$CORPUS/perfetto" -type f ! -path '*/oracle/*' ! -name '*.md' ! -name '*.tsv' | sort)
 [ -n "$files" ] || { echo "FAIL: no corpus files"; exit 1; }
-out=$("$top_builddir/tests/corpus/chunk_check" $files)
+out=$(CHUNK_BATCH=16 chunk_check_all $files)
 rc=$?
 printf '%s\n' "$out" | grep -v '^ok' || true
 echo "$(printf '%s\n' "$out" | grep -c '^ok') files ok"
