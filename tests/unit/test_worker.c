@@ -3,7 +3,8 @@
  * codes come through, a job can be stopped early (also while the ring is
  * full) and another started, and everything allocated is freed. Waits
  * short and long: a side that waits spins first (WORKER_SPIN_NS), then
- * sleeps on its condition variable, and both ways must hand over. */
+ * sleeps on its condition variable, and after spins that ran out skips
+ * spinning for a while (WORKER_SPIN_BACKOFF): every way must hand over. */
 #include "testlib.h"
 #include "core/worker.h"
 
@@ -156,6 +157,15 @@ int main(void)
         tread_worker_start(w, step, &j);
         CHECK_EQ_INT(drain(w, &j, mode == 1 ? 2 : 0), 0);
         CHECK_EQ_INT(atomic_load(&j.steps), 25);
+    }
+
+    /* after those runs-out each side skips up to 2^10 - 1 spins: fast
+     * jobs through the whole skip window, sleeping, and spinning again */
+    for (int i = 0; i < 1200; i++) {
+        job f;
+        job_init(&f, 250, (unsigned)i);
+        tread_worker_start(w, step, &f);
+        CHECK_EQ_INT(drain(w, &f, 0), 0);
     }
 
     /* out of memory after 250 bytes: two whole pieces, 50 bytes, -1 */
