@@ -62,7 +62,6 @@ pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
     return it;
 }
 
-
 static tread_status deliver(pf_decoder *d, pf_qitem *it)
 {
     tread_parser *p = d->p;

@@ -398,7 +398,7 @@ static int queue_extras(pf_decoder *d, pf_seq *s, const fast_te *t, const pf_bas
          * before, wherever the queue has moved it */
         const tread_event *main_ev = prev;
         unsigned main_nul = prev_nul;
-        if (!prev) { /* (the queue holds the one before) */
+        if (!prev) {
             const pf_qitem *mq = &d->q[d->q_len - 2];
             main_ev = &mq->ev;
             main_nul = mq->nul;
@@ -421,15 +421,15 @@ static const tread_event_kind te_kind[5] = {TREAD_EVENT_UNKNOWN, TREAD_EVENT_SLI
 
 /* The events of the TrackEvent read into t: what pf_track_event does for
  * the same fields, delivered without the queue (handle_packet calls the
- * fast reader only when it is empty): each event goes to the
- * callback from the decoder's own event (*d->fev), which only this writes,
- * every member pf_reset_event_common names once, so nothing is reset, and
+ * fast reader only when it is empty): each event goes to the callback
+ * from the decoder's own event (*d->fev), which only this writes, every
+ * member pf_reset_event_common names once, so nothing is reset, and
  * nothing is copied into a queue slot and out again at delivery (~7% of
  * the instructions of chromium_startup). What each event holds is what
- * the general reader queues and deliver hands over. When a callback asks to stop, the
- * extra counters not yet delivered are queued (queue_extras), and
- * handle_packet pauses (stop_requested) rather than drains.
- * 0, or -1 after tread__fail. */
+ * the general reader queues and deliver hands over. When a callback asks
+ * to stop, the extra counters not yet delivered are queued
+ * (queue_extras), and handle_packet pauses (stop_requested) rather than
+ * drains. 0, or -1 after tread__fail. */
 static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                        const fast_te *t, const pf_base *base)
 {
