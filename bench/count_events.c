@@ -4,12 +4,22 @@
  * checksum over the bytes, so the compiler cannot drop the reads). What a
  * minimal analysis tool costs on top of the decoder.
  *
- * Usage: bench/count_events FILE
+ * With -j N the file is cut into N byte ranges (TREAD_OPT_RANGE_BEGIN,
+ * TREAD_OPT_RANGE_END), each read by a parser of its own on a thread of
+ * its own, and the counts are added up: the same totals, on N cores.
+ *
+ * Usage: bench/count_events [-j N] FILE
  */
+#define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <tread.h>
+
+#define MAX_JOBS 64
 
 typedef struct counts {
     uint64_t by_kind[TREAD_EVENT_KIND_COUNT_];
@@ -38,30 +48,91 @@ static int on_event(void *user, const tread_event *ev)
     return 0;
 }
 
-int main(int argc, char **argv)
+typedef struct job {
+    const char *path;
+    int64_t begin, end; /* end -1: to the end */
+    counts c;
+    int failed;
+} job;
+
+static void *run_job(void *arg)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: count_events FILE\n");
-        return 2;
-    }
-    static counts c;
+    job *j = arg;
     tread_callbacks cb = {.event = on_event};
     tread_parser *p = tread_parser_create(NULL);
-    if (!p)
-        return 1;
-    tread_set_callbacks(p, &cb, &c);
-    tread_status st = tread_parse_path(p, argv[1]);
-    if (st != TREAD_STATUS_OK) {
+    if (!p) {
+        j->failed = 1;
+        return NULL;
+    }
+    if ((j->begin && tread_config(p, TREAD_OPT_RANGE_BEGIN, j->begin)) ||
+        (j->end >= 0 && tread_config(p, TREAD_OPT_RANGE_END, j->end))) {
+        fprintf(stderr, "count_events: range not accepted\n");
+        j->failed = 1;
+    }
+    tread_set_callbacks(p, &cb, &j->c);
+    tread_status st = j->failed ? TREAD_STATUS_ERROR : tread_parse_path(p, j->path);
+    if (st != TREAD_STATUS_OK && !j->failed) {
         fprintf(stderr, "count_events: %s at byte %" PRIu64 ": %s\n",
                 tread_error_name(tread_get_error(p)), tread_get_error_offset(p),
                 tread_get_error_message(p));
-        tread_parser_free(p);
+        j->failed = 1;
+    }
+    tread_parser_free(p);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int jobs = 1;
+    if (argc == 4 && strcmp(argv[1], "-j") == 0) {
+        jobs = atoi(argv[2]);
+        argv += 2;
+        argc -= 2;
+    }
+    if (argc != 2 || jobs < 1 || jobs > MAX_JOBS) {
+        fprintf(stderr, "usage: count_events [-j N] FILE\n");
+        return 2;
+    }
+    static job js[MAX_JOBS];
+    pthread_t th[MAX_JOBS];
+    int64_t size = 0;
+    if (jobs > 1) {
+        struct stat sb;
+        if (stat(argv[1], &sb) != 0) {
+            perror(argv[1]);
+            return 1;
+        }
+        size = (int64_t)sb.st_size; /* compressed input: the ranges
+                                       cover the start of it only */
+    }
+    for (int k = 0; k < jobs; k++) {
+        js[k].path = argv[1];
+        js[k].begin = size / jobs * k;
+        js[k].end = k == jobs - 1 ? -1 : size / jobs * (k + 1);
+    }
+    int started = 0;
+    for (int k = 1; k < jobs; k++, started++)
+        if (pthread_create(&th[k], NULL, run_job, &js[k]) != 0)
+            break;
+    run_job(&js[0]);
+    for (int k = 1; k <= started; k++)
+        pthread_join(th[k], NULL);
+    if (started != jobs - 1) {
+        fprintf(stderr, "count_events: cannot start a thread\n");
         return 1;
+    }
+    counts c = {{0}, 0, 0};
+    for (int k = 0; k < jobs; k++) {
+        if (js[k].failed)
+            return 1;
+        for (int i = 0; i < TREAD_EVENT_KIND_COUNT_; i++)
+            c.by_kind[i] += js[k].c.by_kind[i];
+        c.name_bytes += js[k].c.name_bytes;
+        c.name_sum += js[k].c.name_sum;
     }
     for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
         if (c.by_kind[k])
             printf("%-16s %" PRIu64 "\n", tread_event_kind_name((tread_event_kind)k), c.by_kind[k]);
     printf("name bytes %" PRIu64 " (checksum %" PRIu64 ")\n", c.name_bytes, c.name_sum);
-    tread_parser_free(p);
     return 0;
 }

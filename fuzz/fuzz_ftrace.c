@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fuzz_outcome out[2];
     for (int i = 0; i < 2; i++) {
-        fuzz_plan plan = {i, SIZE_MAX, 0, TREAD_FORMAT_FTRACE};
+        fuzz_plan plan = {i, SIZE_MAX, 0, TREAD_FORMAT_FTRACE, 0};
         tread_parser *p = tread_parser_create(NULL);
         if (!p)
             abort();

@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fast[3] = {0, 1, o.stressed_fast};
     fuzz_outcome out[3];
     for (int i = 0; i < 3; i++) {
-        fuzz_plan plan = {stressed[i], SIZE_MAX, 0, TREAD_FORMAT_JSON};
+        fuzz_plan plan = {stressed[i], SIZE_MAX, 0, TREAD_FORMAT_JSON, 0};
         tread_parser *p = new_parser(&o, fast[i]);
         fuzz_run(p, &plan, data, size, &out[i]);
         tread_parser_free(p);

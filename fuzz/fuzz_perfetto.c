@@ -84,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fast[3] = {0, 1, o.stressed_fast};
     fuzz_outcome out[3];
     for (int i = 0; i < 3; i++) {
-        fuzz_plan plan = {stressed[i], SIZE_MAX, PF_FUZZ_DECODED_BUDGET, TREAD_FORMAT_PERFETTO};
+        fuzz_plan plan = {stressed[i], SIZE_MAX, PF_FUZZ_DECODED_BUDGET, TREAD_FORMAT_PERFETTO,
+                          0};
         tread_parser *p = new_parser(&o, fast[i], i > 0);
         fuzz_run(p, &plan, data, size, &out[i]);
         tread_parser_free(p);

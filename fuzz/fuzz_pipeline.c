@@ -133,7 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fuzz_outcome out[2];
     for (int stressed = 0; stressed < 2; stressed++) {
-        fuzz_plan plan = {stressed, MAX_CHUNK, DECODED_BUDGET, TREAD_FORMAT_UNKNOWN};
+        fuzz_plan plan = {stressed, MAX_CHUNK, DECODED_BUDGET, TREAD_FORMAT_UNKNOWN, 0};
         counting_alloc ca = {PTHREAD_MUTEX_INITIALIZER, 0, 0, fail_after};
         tread_allocator alloc = {counting_malloc, counting_realloc, counting_free, &ca};
         tread_parser *p = tread_parser_create(&alloc);

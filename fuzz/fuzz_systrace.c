@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int strict = fuzz_rng_below(&r, 4) == 0;
     fuzz_outcome out[2];
     for (int i = 0; i < 2; i++) {
-        fuzz_plan plan = {i, SIZE_MAX, 0, TREAD_FORMAT_SYSTRACE};
+        fuzz_plan plan = {i, SIZE_MAX, 0, TREAD_FORMAT_SYSTRACE, 0};
         tread_parser *p = tread_parser_create(NULL);
         if (!p)
             abort();

@@ -480,6 +480,7 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
     run_state st;
     memset(&st, 0, sizeof st);
     memset(out, 0, sizeof *out);
+    out->digest = plan->digest_seed;
     st.plan = plan;
     st.out = out;
     fuzz_rng_init(&st.rng, data, size);

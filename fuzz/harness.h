@@ -42,6 +42,8 @@ typedef struct fuzz_plan {
     uint64_t decoded_budget;  /* stop feeding past this many decoded bytes
                                  (0: no limit); bounds decompression bombs */
     tread_format format;      /* the forced format, or UNKNOWN */
+    uint64_t digest_seed;     /* the digest starts from it: a byte range's
+                                 run goes on from the one before */
 } fuzz_plan;
 
 /* What one run delivered. */

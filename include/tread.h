@@ -503,7 +503,7 @@ typedef enum tread_option {
                                       0: the general reader reads every
                                       packet. Events, warnings and errors
                                       are the same either way */
-    TREAD_OPT_DECOMPRESS_THREAD    /* gzip/zstd input and Perfetto
+    TREAD_OPT_DECOMPRESS_THREAD,   /* gzip/zstd input and Perfetto
                                       compressed packets expanded on a
                                       second thread, beside decoding:
                                       -1 (default) when the parser uses the
@@ -517,6 +517,11 @@ typedef enum tread_option {
                                       ran out (a loaded machine).
                                       Events, warnings and errors are the
                                       same either way */
+    TREAD_OPT_RANGE_BEGIN,         /* the byte range [BEGIN, END) of the
+                                      decompressed input whose records are
+                                      reported: BEGIN default 0, */
+    TREAD_OPT_RANGE_END            /* END default -1 (the end of input).
+                                      FXT only; see "Byte ranges" below */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;
@@ -600,6 +605,22 @@ TREAD_API tread_status tread_parse_fd(tread_parser *p, int fd);
 
 /* Same for a path ("-" is standard input). */
 TREAD_API tread_status tread_parse_path(tread_parser *p, const char *path);
+
+/* Byte ranges (TREAD_OPT_RANGE_BEGIN, TREAD_OPT_RANGE_END), for reading
+ * one trace on several threads: N parsers, each given one of N ranges
+ * that cover the input end to end, each fed the input from its start,
+ * between them report every record once, and each reports the records
+ * that begin in its range in input order. A parser reads the records
+ * before BEGIN only for the state they carry (FXT: string, thread,
+ * provider and initialization records), skipping the rest by size, and
+ * reports nothing of them: no events, raw records, blobs or warnings, and
+ * its stats and format counters count from BEGIN on (bytes_in and
+ * bytes_decoded excepted). Once a record begins at or after END it stops:
+ * tread_feed takes and ignores the rest of the input, tread_parse_fd and
+ * tread_parse_path read no further, and tread_finish reports nothing of
+ * the record that was cut. An error before BEGIN is still an error.
+ * FXT only: with a range, another format fails with
+ * TREAD_ERROR_UNSUPPORTED once it is recognised. */
 
 /* The error after TREAD_STATUS_ERROR: code, message, byte offset in the
  * decompressed input (for TREAD_ERROR_DECOMPRESS and TREAD_ERROR_IO, in the

@@ -27,6 +27,9 @@ typedef struct tread_decoder_ops {
     void (*destroy)(void *dec);
     /* Format-specific counters for tread_get_format_counters; may be NULL. */
     size_t (*counters)(const void *dec, tread_counter *out, size_t max);
+    /* 1: the decoder honours TREAD_OPT_RANGE_* (see tread__range_enter in
+     * parser.h) and zeroes its counters when the range begins. */
+    int ranges;
 } tread_decoder_ops;
 
 /* The decoder of format f, or NULL when tread has none (yet). */

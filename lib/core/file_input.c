@@ -25,7 +25,7 @@ static void close_source(tread_parser *p)
 tread_status tread__read_fd_loop(tread_parser *p)
 {
     tread_status st = TREAD_STATUS_OK;
-    while (!p->src_eof) {
+    while (!p->src_eof && !p->range_done) {
         ssize_t n = read(p->src_fd, p->read_buf, READ_SIZE);
         if (n < 0) {
             if (errno == EINTR)

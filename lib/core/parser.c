@@ -44,6 +44,7 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->max_decompressed_bytes = (uint64_t)512 << 20;
     p->max_interned_bytes = (uint64_t)256 << 20;
     p->max_line_bytes = (size_t)1 << 20;
+    p->range_end = UINT64_MAX;
     p->src_fd = -1;
     tread_buf_init(&p->pending_raw, &p->alloc, SIZE_MAX);
     tread_buf_init(&p->sniff, &p->alloc, TREAD_SNIFF_MAX);
@@ -131,17 +132,45 @@ int tread_config(tread_parser *p, tread_option opt, int64_t v)
         if (v < 256 || (uint64_t)v > SIZE_MAX / 2) return -1;
         p->max_line_bytes = (size_t)v;
         return 0;
+    case TREAD_OPT_RANGE_BEGIN:
+        if (v < 0) return -1;
+        p->range_begin = (uint64_t)v;
+        return 0;
+    case TREAD_OPT_RANGE_END:
+        if (v < -1) return -1;
+        p->range_end = v == -1 ? UINT64_MAX : (uint64_t)v;
+        return 0;
     }
     return -1;
 }
 
 void tread_set_callbacks(tread_parser *p, const tread_callbacks *cb, void *user)
 {
+    tread_callbacks *to = p->in_prefix ? &p->range_cb : &p->cb;
     if (cb)
-        p->cb = *cb;
+        *to = *cb;
     else
-        memset(&p->cb, 0, sizeof p->cb);
+        memset(to, 0, sizeof *to);
     p->user = user;
+}
+
+/* ---- byte ranges ------------------------------------------------------ */
+
+void tread__range_enter(tread_parser *p)
+{
+    if (!p->in_prefix)
+        return;
+    tread_stats s; /* from zero */
+    tread_get_stats(p, &s);
+    s.bytes_decoded = 0; /* kept in dec_offset */
+    p->stats = s;
+    p->in_prefix = 0;
+    p->cb = p->range_cb;
+}
+
+void tread__range_stop(tread_parser *p)
+{
+    p->range_done = 1;
 }
 
 /* ---- reporting -------------------------------------------------------- */
@@ -210,7 +239,14 @@ uint64_t tread_get_error_offset(const tread_parser *p) { return p->err_offset; }
 
 void tread_get_stats(const tread_parser *p, tread_stats *out)
 {
-    *out = p->stats;
+    if (p->in_prefix) { /* before TREAD_OPT_RANGE_BEGIN: nothing counts */
+        memset(out, 0, sizeof *out);
+        out->bytes_in = p->stats.bytes_in;
+        out->format = p->stats.format;
+        out->compression = p->stats.compression;
+    } else {
+        *out = p->stats;
+    }
     out->bytes_decoded = p->dec_offset;
 }
 
@@ -238,6 +274,19 @@ static tread_status start_decoder(tread_parser *p, tread_format f)
     if (!ops)
         return tread__fail(p, TREAD_ERROR_UNSUPPORTED, 0,
                            "format recognised (%s), not supported yet", tread_format_name(f));
+    int ranged = p->range_begin > 0 || p->range_end != UINT64_MAX;
+    if (ranged && !ops->ranges)
+        return tread__fail(p, TREAD_ERROR_UNSUPPORTED, 0,
+                           "byte ranges (TREAD_OPT_RANGE_BEGIN, TREAD_OPT_RANGE_END) are not "
+                           "supported for %s input, only for FXT",
+                           tread_format_name(f));
+    if (p->range_begin > 0) {
+        /* nothing is reported before the range: the decoder calls
+         * tread__range_enter where it begins */
+        p->in_prefix = 1;
+        p->range_cb = p->cb;
+        memset(&p->cb, 0, sizeof p->cb);
+    }
     p->dec = ops->create(p);
     if (!p->dec)
         return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory creating the %s decoder",
@@ -287,6 +336,10 @@ static tread_status push_decoded(tread_parser *p, const unsigned char *d, size_t
                                  size_t *consumed)
 {
     *consumed = 0;
+    if (p->range_done) { /* past TREAD_OPT_RANGE_END: ignored */
+        *consumed = n;
+        return TREAD_STATUS_OK;
+    }
     if (!p->format_known) {
         size_t take = TREAD_SNIFF_MAX - p->sniff.len;
         if (take > n)
@@ -311,7 +364,7 @@ static tread_status push_decoded(tread_parser *p, const unsigned char *d, size_t
 /* Garbage after the last gzip member: said once, in input order. */
 static void report_dz_trailing(tread_parser *p)
 {
-    if (p->dz_trailing_pending) {
+    if (p->dz_trailing_pending && !p->range_done) {
         p->dz_trailing_pending = 0;
         tread__warn(p, TREAD_WARN_TRAILING_DATA, p->dec_offset,
                     "bytes after the last gzip member were ignored");
@@ -396,7 +449,7 @@ static tread_status push_compressed_threaded(tread_parser *p, const unsigned cha
                                              size_t *consumed)
 {
     *consumed = 0;
-    while (*consumed < n) {
+    while (*consumed < n && !p->range_done) {
         size_t take = n - *consumed < DZ_SLICE ? n - *consumed : DZ_SLICE;
         p->dz_in.len = 0;
         if (tread_buf_append(&p->dz_in, d + *consumed, take))
@@ -413,6 +466,8 @@ static tread_status push_compressed_threaded(tread_parser *p, const unsigned cha
         if (st != TREAD_STATUS_OK)
             return st;
     }
+    if (p->range_done)
+        *consumed = n;
     return TREAD_STATUS_OK;
 }
 
@@ -424,7 +479,7 @@ static tread_status push_compressed(tread_parser *p, const unsigned char *d, siz
     if (p->dzw)
         return push_compressed_threaded(p, d, n, consumed);
     *consumed = 0;
-    for (;;) {
+    while (!p->range_done) {
         size_t used = 0, out_len = 0;
         int rc = tread_dz_run(&p->dz, d + *consumed, n - *consumed, &used, p->dz_out,
                               DZ_OUT_SIZE, &out_len);
@@ -450,6 +505,8 @@ static tread_status push_compressed(tread_parser *p, const unsigned char *d, siz
         if (out_len == 0 && used == 0)
             break;
     }
+    if (p->range_done)
+        *consumed = n;
     return TREAD_STATUS_OK;
 }
 
@@ -556,6 +613,8 @@ tread_status tread_feed(tread_parser *p, const void *data, size_t len)
         return tread__fail(p, TREAD_ERROR_MISUSE, p->dec_offset, "tread_feed: NULL data");
     p->state = P_RUNNING;
     p->stats.bytes_in += len;
+    if (p->range_done)
+        return TREAD_STATUS_OK;
     size_t c = 0;
     st = push_raw(p, data, len, &c);
     if (st == TREAD_STATUS_PAUSED &&
@@ -566,6 +625,10 @@ tread_status tread_feed(tread_parser *p, const void *data, size_t len)
 
 static tread_status finish_input(tread_parser *p)
 {
+    if (p->range_done) { /* the rest of the input is another range's */
+        p->state = P_FINISHED;
+        return TREAD_STATUS_OK;
+    }
     p->pause_in_finish = 1;
     tread_status st;
     if (!p->compression_known) {

@@ -38,6 +38,8 @@ struct tread_parser {
     uint64_t max_decompressed_bytes;
     uint64_t max_interned_bytes;
     size_t max_line_bytes;
+    uint64_t range_begin, range_end; /* TREAD_OPT_RANGE_*: [0, UINT64_MAX)
+                                        is no range */
 
     int state;
     int pause_in_finish;
@@ -85,6 +87,12 @@ struct tread_parser {
 
     tread_stats stats;
 
+    /* a byte range: before range_begin the callbacks are parked in
+     * range_cb and none are made; range_done once past range_end */
+    int in_prefix;
+    int range_done;
+    tread_callbacks range_cb;
+
     /* tread_parse_fd / tread_parse_path */
     int src_fd;
     int src_owned;
@@ -95,6 +103,14 @@ struct tread_parser {
 /* Whether the parser may use a helper thread (TREAD_OPT_DECOMPRESS_THREAD:
  * 1, or -1 with the default allocator). */
 int tread__may_use_thread(const tread_parser *p);
+
+/* Byte ranges (TREAD_OPT_RANGE_*): a decoder that supports them
+ * (tread_decoder_ops.ranges) calls tread__range_enter at the first record
+ * that begins at or after range_begin (callbacks back, stats from zero),
+ * and tread__range_stop at the first that begins at or after range_end;
+ * the parser then ignores the rest of the input. */
+void tread__range_enter(tread_parser *p);
+void tread__range_stop(tread_parser *p);
 
 /* Delivers an event (fills in format). */
 void tread__emit(tread_parser *p, tread_event *ev);

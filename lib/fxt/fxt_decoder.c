@@ -63,7 +63,29 @@ static void *fd_create(tread_parser *p)
         fd_destroy(d);
         return NULL;
     }
+    d->range_mark = p->in_prefix ? p->range_begin : p->range_end;
     return d;
+}
+
+/* Records of these types carry no state the records after them need:
+ * before a byte range begins they are skipped by their size. */
+#define FXT_STATELESS_TYPES 0x7ff0u /* 4..14 */
+
+/* A record begins at off >= d->range_mark: the range begins there (the
+ * counters start from zero), or has ended (returns 1: read no further). */
+static int range_cross(fxt_decoder *d, uint64_t off)
+{
+    tread_parser *p = d->p;
+    if (p->in_prefix) {
+        memset(&d->c, 0, sizeof d->c);
+        tread__range_enter(p);
+        d->range_mark = p->range_end;
+        if (off < d->range_mark)
+            return 0;
+    }
+    d->range_done = 1;
+    tread__range_stop(p);
+    return 1;
 }
 
 /* Checks a header word; the record's bytes in *bytes (normal records).
@@ -147,6 +169,10 @@ static tread_status resume_record(fxt_decoder *d)
 static tread_status gather(fxt_decoder *d, const unsigned char *data, size_t len, size_t *pos)
 {
     if (d->need == 0) {
+        if (FXT_UNLIKELY(d->offset >= d->range_mark) && range_cross(d, d->offset)) {
+            *pos = len;
+            return TREAD_STATUS_OK;
+        }
         d->need = 8; /* the header word first */
         d->rec_offset = d->offset; /* the offset of data[*pos] */
         d->rbuf.len = 0;
@@ -187,6 +213,10 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
     size_t pos = 0;
     tread_status st = TREAD_STATUS_OK;
     *consumed = 0;
+    if (d->range_done) {
+        *consumed = len;
+        return TREAD_STATUS_OK;
+    }
     if (d->paused_in_record && (st = resume_record(d)) != TREAD_STATUS_OK)
         return st;
     if (d->large.phase == FXT_LARGE_EMIT) {
@@ -195,7 +225,7 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
         if (st != TREAD_STATUS_OK)
             return st;
     }
-    while (pos < len) {
+    while (pos < len && !d->range_done) {
         if (d->large.phase != FXT_LARGE_NONE) {
             size_t used = 0;
             st = fxt_large_feed(d, data + pos, len - pos, &used);
@@ -218,7 +248,15 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
         tread_parser *const p = d->p;
         const size_t max_bytes = p->max_event_bytes;
         uint64_t off = d->offset;
+        int prefix = p->in_prefix;
         while (len - pos >= 8) {
+            if (FXT_UNLIKELY(off >= d->range_mark)) {
+                if (range_cross(d, off)) {
+                    pos = len;
+                    break;
+                }
+                prefix = 0;
+            }
             uint64_t h = fxt_load64(data + pos);
             size_t n = (size_t)((h >> 4) & 0xfff) * 8;
             unsigned type = (unsigned)h & 15;
@@ -240,6 +278,11 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
             }
             if (n > len - pos)
                 break;
+            if (FXT_UNLIKELY(prefix) && ((FXT_STATELESS_TYPES >> type) & 1)) {
+                pos += n;
+                off += n;
+                continue;
+            }
             /* tests in the order of frequency, not a switch: as a jump
              * table its indirect branch mispredicted on every other record
              * of a mixed trace (callgrind's model); the hint keeps gcc
@@ -288,6 +331,15 @@ static tread_status fd_finish(void *dec)
     fxt_decoder *d = dec;
     if (d->finished)
         return TREAD_STATUS_OK;
+    if (d->range_done || d->p->in_prefix) {
+        /* a record cut at the end began in an earlier range: its own */
+        if (d->p->in_prefix) {
+            memset(&d->c, 0, sizeof d->c);
+            tread__range_enter(d->p);
+        }
+        d->finished = 1;
+        return TREAD_STATUS_OK;
+    }
     if (d->large.phase != FXT_LARGE_NONE) {
         /* what was gathered may complete the header part, or the record;
          * a payload whose last piece's callback asked to stop is complete
@@ -331,20 +383,22 @@ static const char *const type_counter_names[16] = {
 static size_t fd_counters(const void *dec, tread_counter *out, size_t max)
 {
     const fxt_decoder *d = dec;
+    static const fxt_counters none; /* before a byte range begins */
+    const fxt_counters *c = d->p->in_prefix ? &none : &d->c;
     size_t n = 0;
     uint64_t records = 0; /* every record is counted once, by its type */
     for (int t = 0; t < 16; t++)
-        records += d->c.by_type[t];
+        records += c->by_type[t];
     n = tread__counter_put(out, max, n, "records", records);
     for (int t = 0; t < 16; t++)
-        n = tread__counter_put(out, max, n, type_counter_names[t], d->c.by_type[t]);
+        n = tread__counter_put(out, max, n, type_counter_names[t], c->by_type[t]);
     n = tread__counter_put(out, max, n, "providers", d->tables.count);
-    n = tread__counter_put(out, max, n, "provider_sections", d->c.provider_sections);
-    n = tread__counter_put(out, max, n, "string_table_misses", d->c.string_misses);
-    n = tread__counter_put(out, max, n, "thread_table_misses", d->c.thread_misses);
-    n = tread__counter_put(out, max, n, "index0_records_ignored", d->c.index0_ignored);
-    n = tread__counter_put(out, max, n, "timestamp_overflows", d->c.ts_overflows);
-    n = tread__counter_put(out, max, n, "blob_bytes", d->c.blob_bytes);
+    n = tread__counter_put(out, max, n, "provider_sections", c->provider_sections);
+    n = tread__counter_put(out, max, n, "string_table_misses", c->string_misses);
+    n = tread__counter_put(out, max, n, "thread_table_misses", c->thread_misses);
+    n = tread__counter_put(out, max, n, "index0_records_ignored", c->index0_ignored);
+    n = tread__counter_put(out, max, n, "timestamp_overflows", c->ts_overflows);
+    n = tread__counter_put(out, max, n, "blob_bytes", c->blob_bytes);
     n = tread__counter_put(out, max, n, "interned_bytes", d->tables.interned);
     return n;
 }
@@ -356,4 +410,5 @@ const tread_decoder_ops tread__fxt_decoder = {
     .finish = fd_finish,
     .destroy = fd_destroy,
     .counters = fd_counters,
+    .ranges = 1,
 };

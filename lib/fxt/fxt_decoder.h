@@ -97,6 +97,10 @@ typedef struct fxt_decoder {
     uint64_t flow_id;
 
     int finished;
+    /* byte ranges (TREAD_OPT_RANGE_*): the next offset where the range
+     * begins or ends (UINT64_MAX: none), and whether it has ended */
+    uint64_t range_mark;
+    int range_done;
     fxt_counters c;
 } fxt_decoder;
 

@@ -6,11 +6,66 @@
  * expands Perfetto compressed packets inline, every other run on the
  * decompression thread (TREAD_OPT_DECOMPRESS_THREAD). To bound the run time (sanitizer builds in CI), files
  * with more than $CHUNK_FULL_EVENTS events (default 15000) get chunks of
- * 4096 and 509 bytes and a stop every 97 events instead. */
+ * 4096 and 509 bytes and a stop every 97 events instead. FXT files are
+ * also read in byte ranges (check_ranges). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "event_dump.h"
+
+/* The length of a dump without its status line (its last line). */
+static size_t body_len(const char *text)
+{
+    size_t n = strlen(text);
+    if (n && text[n - 1] == '\n')
+        n--;
+    while (n && text[n - 1] != '\n')
+        n--;
+    return n;
+}
+
+/* Byte ranges (TREAD_OPT_RANGE_*, FXT): the dumps of K ranges that cover
+ * the file, put end to end without their status lines, equal the whole
+ * file's, and each range's stats count its own events only. */
+static int check_ranges(const char *path, const unsigned char *buf, size_t len,
+                        const dump *ref, int full)
+{
+    static const int cuts[] = {2, 3, 7};
+    size_t ref_body = body_len(ref->text);
+    int bad = 0;
+    for (size_t c = 0; c < 2 * sizeof cuts / sizeof cuts[0] && !bad; c++) {
+        int k = cuts[c / 2];
+        size_t chunk = c % 2 ? (full ? 7 : 509) : 0;
+        dump all;
+        dump_init(&all);
+        for (int i = 0; i < k; i++) {
+            int64_t begin = (int64_t)(len / (size_t)k * (size_t)i);
+            int64_t end = i == k - 1 ? -1 : (int64_t)(len / (size_t)k * (size_t)(i + 1));
+            const int64_t opts[] = {TREAD_OPT_RANGE_BEGIN, begin, TREAD_OPT_RANGE_END, end, 0};
+            dump d;
+            dump_init(&d);
+            dump_parse(&d, buf, len, chunk, opts);
+            size_t n = body_len(d.text);
+            char want[64];
+            snprintf(want, sizeof want, " events=%zu ", d.events);
+            if (!strstr(d.text + n, want)) {
+                fprintf(stderr, "MISMATCH %s range %d of %d: stats events not %zu: %s", path,
+                        i, k, d.events, d.text + n);
+                bad = 1;
+            }
+            dump_printf(&all, "%.*s", (int)n, d.text);
+            dump_free(&d);
+        }
+        if (!all.text || all.len != ref_body || memcmp(all.text, ref->text, ref_body) != 0) {
+            fprintf(stderr, "MISMATCH %s in %d ranges, chunk %zu\n", path, k, chunk);
+            if (all.text)
+                dump_show_difference(ref->text, all.text);
+            bad = 1;
+        }
+        dump_free(&all);
+    }
+    return bad;
+}
 
 static int check_file(const char *path, size_t full_events)
 {
@@ -47,6 +102,8 @@ static int check_file(const char *path, size_t full_events)
         }
         dump_free(&d);
     }
+    if (ref.text && strstr(ref.text + body_len(ref.text), " format=fxt "))
+        bad |= check_ranges(path, buf, len, &ref, full);
     printf("%s %s (%zu events)\n", bad ? "FAIL" : "ok", path, ref.events);
     dump_free(&ref);
     free(buf);
