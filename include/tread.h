@@ -606,6 +606,12 @@ TREAD_API tread_status tread_parse_fd(tread_parser *p, int fd);
 /* Same for a path ("-" is standard input). */
 TREAD_API tread_status tread_parse_path(tread_parser *p, const char *path);
 
+/* 0 once more input would be ignored or refused: after an error, after
+ * tread_finish, or past the end of the byte range (TREAD_OPT_RANGE_END),
+ * so that a caller feeding from a file may stop reading; 1 otherwise
+ * (also while paused: tread_resume goes on). */
+TREAD_API int tread_wants_input(const tread_parser *p);
+
 /* Byte ranges (TREAD_OPT_RANGE_BEGIN, TREAD_OPT_RANGE_END), for reading
  * one trace on several threads: N parsers, each given one of N ranges
  * that cover the input end to end, each fed the input from its start,

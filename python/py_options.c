@@ -24,6 +24,8 @@ static const limit_kw limits[] = {
     {"json_fast_path", TREAD_OPT_JSON_FAST_PATH, 1},
     {"max_decompressed_bytes", TREAD_OPT_MAX_DECOMPRESSED_BYTES, 0},
     {"max_interned_bytes", TREAD_OPT_MAX_INTERNED_BYTES, 0},
+    {"range_begin", TREAD_OPT_RANGE_BEGIN, 0},
+    {"range_end", TREAD_OPT_RANGE_END, 0},
 };
 #define N_LIMITS (sizeof limits / sizeof limits[0])
 #define NOT_GIVEN (-2)
@@ -125,6 +127,10 @@ int tpy_options_parse(tpy_options *o, PyObject *format, PyObject *kwargs, int wh
                     PyErr_Format(PyExc_TypeError, "%s: an int", k);
                     goto fail;
                 }
+            }
+            if (x == NOT_GIVEN) { /* would read as "not given" */
+                PyErr_Format(PyExc_ValueError, "%s: value %lld out of range", k, x);
+                goto fail;
             }
             o->limit[lk->opt] = x;
         } else if (strcmp(k, "format") == 0) {

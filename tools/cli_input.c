@@ -29,38 +29,46 @@ static int warning_trampoline(void *user, const tread_warning *w)
     return diag_warning_cb(&in->diag, w);
 }
 
-static int config(cli_input *in, tread_option o, int64_t v, const char *name)
+/* report: say why a value is refused (else only return EXIT_USAGE) */
+static int config_parser(tread_parser *p, tread_option o, int64_t v, const char *name,
+                         int report)
 {
-    if (tread_config(in->parser, o, v) == 0)
+    if (tread_config(p, o, v) == 0)
         return 0;
-    fprintf(stderr, "tread: invalid value %lld for %s\n"
-                    "Try 'tread --help'.\n", (long long)v, name);
+    if (report)
+        fprintf(stderr, "tread: invalid value %lld for %s\n"
+                        "Try 'tread --help'.\n", (long long)v, name);
     return EXIT_USAGE;
 }
 
-static int configure(cli_input *in, const cli_options *opt)
+static int configure_parser(tread_parser *p, const cli_options *opt, int report)
 {
     int rc = 0;
     if (opt->format != TREAD_FORMAT_UNKNOWN)
-        rc = config(in, TREAD_OPT_FORMAT, opt->format, "--format");
+        rc = config_parser(p, TREAD_OPT_FORMAT, opt->format, "--format", report);
     if (rc == 0 && opt->strict)
-        rc = config(in, TREAD_OPT_LENIENT, 0, "--strict");
+        rc = config_parser(p, TREAD_OPT_LENIENT, 0, "--strict", report);
     if (rc == 0 && opt->max_event_bytes > 0)
-        rc = config(in, TREAD_OPT_MAX_EVENT_BYTES, opt->max_event_bytes,
-                    "--max-event-bytes");
+        rc = config_parser(p, TREAD_OPT_MAX_EVENT_BYTES, opt->max_event_bytes,
+                           "--max-event-bytes", report);
     if (rc == 0 && opt->max_depth > 0)
-        rc = config(in, TREAD_OPT_MAX_DEPTH, opt->max_depth, "--max-depth");
+        rc = config_parser(p, TREAD_OPT_MAX_DEPTH, opt->max_depth, "--max-depth", report);
     if (rc == 0 && opt->max_string_bytes > 0)
-        rc = config(in, TREAD_OPT_MAX_STRING_BYTES, opt->max_string_bytes,
-                    "--max-string-bytes");
+        rc = config_parser(p, TREAD_OPT_MAX_STRING_BYTES, opt->max_string_bytes,
+                           "--max-string-bytes", report);
     if (rc == 0 && opt->single_thread)
-        rc = config(in, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread");
+        rc = config_parser(p, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread", report);
     /* Warnings beyond the printed ones need no callback; the stats still
      * count them all. Best effort: diag caps them as well. */
     if (rc == 0)
-        (void)tread_config(in->parser, TREAD_OPT_MAX_WARNINGS_REPORTED,
+        (void)tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED,
                            opt->quiet ? 0 : DIAG_MAX_PRINTED_WARNINGS);
     return rc;
+}
+
+int cli_configure(tread_parser *p, const cli_options *opt)
+{
+    return configure_parser(p, opt, 0);
 }
 
 static int open_input(cli_input *in, const char *path, int *fd)
@@ -133,6 +141,10 @@ static int feed_loop(cli_input *in, int fd, const char *path)
         if (in->status != TREAD_STATUS_OK)
             break; /* error, or a callback stopped the parse */
         progress_update(&in->bar, fed);
+        if (!tread_wants_input(in->parser)) { /* past its byte range */
+            in->status = tread_finish(in->parser);
+            break;
+        }
     }
     progress_clear(&in->bar);
     if (in->status == TREAD_STATUS_ERROR) {
@@ -152,18 +164,15 @@ static int packet_trampoline(void *user, const tread_perfetto_packet *pk)
     return in->on_packet(in->event_user, pk);
 }
 
-int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
-                  cli_event_fn on_event, void *event_user)
-{
-    return cli_input_run_packets(in, opt, allow_bar, on_event, NULL, event_user);
-}
-
-int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
-                          cli_event_fn on_event, cli_packet_fn on_packet,
-                          void *event_user)
+/* range: NULL, or [begin, end) (end -1: to the end), whose diagnostics
+ * are captured in in->captured */
+static int run(cli_input *in, const cli_options *opt, int allow_bar, cli_event_fn on_event,
+               cli_packet_fn on_packet, void *event_user, const int64_t *range)
 {
     memset(in, 0, sizeof *in);
     diag_init(&in->diag, opt->quiet);
+    if (range)
+        in->diag.capture = &in->captured;
     in->diag.before_print = progress_clear_hook;
     in->diag.before_print_ctx = &in->bar;
     in->on_event = on_event;
@@ -177,7 +186,11 @@ int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
         in->failed = 1;
         return EXIT_INPUT_ERROR;
     }
-    int rc = configure(in, opt);
+    int rc = configure_parser(in->parser, opt, 1);
+    if (rc == 0 && range && range[0])
+        rc = config_parser(in->parser, TREAD_OPT_RANGE_BEGIN, range[0], "a byte range", 1);
+    if (rc == 0 && range && range[1] >= 0)
+        rc = config_parser(in->parser, TREAD_OPT_RANGE_END, range[1], "a byte range", 1);
     if (rc != 0)
         return rc;
     tread_callbacks cb = {.event = event_trampoline, .warning = warning_trampoline,
@@ -202,8 +215,29 @@ int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
     return rc;
 }
 
+int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
+                  cli_event_fn on_event, void *event_user)
+{
+    return run(in, opt, allow_bar, on_event, NULL, event_user, NULL);
+}
+
+int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
+                          cli_event_fn on_event, cli_packet_fn on_packet,
+                          void *event_user)
+{
+    return run(in, opt, allow_bar, on_event, on_packet, event_user, NULL);
+}
+
+int cli_input_run_range(cli_input *in, const cli_options *opt, int allow_bar,
+                        cli_event_fn on_event, void *event_user, int64_t begin, int64_t end)
+{
+    const int64_t range[2] = {begin, end};
+    return run(in, opt, allow_bar, on_event, NULL, event_user, range);
+}
+
 void cli_input_done(cli_input *in)
 {
+    diag_capture_free(&in->captured);
     tread_parser_free(in->parser);
     in->parser = NULL;
 }

@@ -19,6 +19,7 @@ typedef int (*cli_packet_fn)(void *user, const tread_perfetto_packet *pk);
 typedef struct cli_input {
     tread_parser *parser;
     diag diag;
+    diag_capture captured; /* a byte range's diagnostics (cli_input_run_range) */
     progress bar;
     cli_event_fn on_event;
     cli_packet_fn on_packet; /* may be NULL */
@@ -46,6 +47,16 @@ int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
                           cli_event_fn on_event, cli_packet_fn on_packet,
                           void *event_user);
 
+/* The same over a byte range [begin, end) (end -1: to the end;
+ * TREAD_OPT_RANGE_BEGIN/END), for one of several threads: the warnings and
+ * errors are kept in in->captured, for the caller to print in order. */
+int cli_input_run_range(cli_input *in, const cli_options *opt, int allow_bar,
+                        cli_event_fn on_event, void *event_user, int64_t begin, int64_t end);
+
 void cli_input_done(cli_input *in);
+
+/* Applies opt's parser options to p, as a run would, saying nothing;
+ * returns 0 or EXIT_USAGE. */
+int cli_configure(tread_parser *p, const cli_options *opt);
 
 #endif

@@ -38,6 +38,9 @@ void cli_print_usage(FILE *fp)
 "                         a second one)\n"
 "  --json                 stats: one JSON object instead of text\n"
 "  --top N                stats: how many top names to list (default 10)\n"
+"  -j, --jobs N           stats: read an FXT file as N byte ranges on N\n"
+"                         threads (default: 2 for files of 64 MiB\n"
+"                         or more; 1: one thread)\n"
 "  --to FORMAT            convert, split: json or perfetto\n"
 "  --max-bytes N          split: largest piece (suffix K, M, G allowed)\n"
 "  --max-interned N       convert, split to perfetto: strings interned\n"
@@ -91,7 +94,7 @@ static int parse_format(const char *s, tread_format *out)
 /* Options that take a value. */
 typedef enum value_opt {
     OPT_FORMAT, OPT_MAX_EVENT, OPT_MAX_DEPTH, OPT_MAX_STRING, OPT_TOP,
-    OPT_TO, OPT_MAX_BYTES, OPT_MAX_INTERNED,
+    OPT_TO, OPT_MAX_BYTES, OPT_MAX_INTERNED, OPT_JOBS, OPT_JOBS_SHORT,
     OPT_NONE
 } value_opt;
 
@@ -99,7 +102,7 @@ static value_opt value_option(const char *name)
 {
     static const char *const names[] = {
         "--format", "--max-event-bytes", "--max-depth", "--max-string-bytes",
-        "--top", "--to", "--max-bytes", "--max-interned"};
+        "--top", "--to", "--max-bytes", "--max-interned", "--jobs", "-j"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return (value_opt)i;
@@ -129,6 +132,12 @@ static int set_value(cli_options *opt, value_opt which, const char *name,
         rc = parse_size(val, &opt->max_interned);
         if (rc == 0 && opt->max_interned > (1 << 24))
             rc = -1; /* the table holds 2 slots per string */
+        break;
+    case OPT_JOBS:
+    case OPT_JOBS_SHORT:
+        rc = parse_size(val, &opt->jobs);
+        if (rc == 0 && (*val < '0' || *val > '9' || opt->jobs > 64))
+            rc = -1; /* a plain count */
         break;
     case OPT_NONE: break;
     }
@@ -281,9 +290,9 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
         fputs("tread: --packets applies only to 'tread cat'\n", stderr);
         return EXIT_USAGE;
     }
-    if (opt->command != CLI_CMD_STATS && (opt->json || top_given)) {
+    if (opt->command != CLI_CMD_STATS && (opt->json || top_given || opt->jobs)) {
         fprintf(stderr, "tread: %s applies only to 'tread stats'\n",
-                opt->json ? "--json" : "--top");
+                opt->json ? "--json" : top_given ? "--top" : "--jobs");
         return EXIT_USAGE;
     }
     return 0;

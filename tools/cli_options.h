@@ -43,6 +43,7 @@ typedef struct cli_options {
     /* stats */
     int json;                 /* --json */
     int64_t top;              /* --top N */
+    int64_t jobs;             /* --jobs N, 0: automatic */
 
     /* convert, split */
     const char *output;       /* OUT (convert) or OUTPREFIX (split) */

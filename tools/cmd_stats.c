@@ -5,6 +5,7 @@
 #include "cli_input.h"
 #include "commands.h"
 #include "stats_collect.h"
+#include "stats_ranges.h"
 #include "stats_report.h"
 
 static int nomem(void)
@@ -14,32 +15,20 @@ static int nomem(void)
     return EXIT_INPUT_ERROR;
 }
 
-static int report(const cli_options *opt, const stats_collector *c,
-                  const cli_input *in)
+/* The report of a parse: st and counters from the parser (or the byte
+ * ranges added up), c the collector, in the input whose error stands, d
+ * where warnings were printed. */
+static int report(const cli_options *opt, const stats_collector *c, const tread_stats *st,
+                  const tread_counter *counters, size_t n_counters, const cli_input *in,
+                  const diag *d)
 {
-    tread_stats st;
-    tread_get_stats(in->parser, &st);
-    diag_warning_summary(&in->diag, st.warnings);
-
+    diag_warning_summary(d, st->warnings);
     out_buf *o = malloc(sizeof *o);
     if (!o)
         return nomem();
     out_buf_init(o, stdout);
-    size_t n_counters = tread_get_format_counters(in->parser, NULL, 0);
-    tread_counter *counters = NULL;
-    if (n_counters) {
-        counters = calloc(n_counters, sizeof *counters);
-        if (!counters) {
-            free(o);
-            return nomem();
-        }
-        size_t all = tread_get_format_counters(in->parser, counters, n_counters);
-        if (all < n_counters)
-            n_counters = all;
-    }
-    stats_report r = {opt->path, &st, c, in, (size_t)opt->top, counters, n_counters};
+    stats_report r = {opt->path, st, c, in, (size_t)opt->top, counters, n_counters};
     int rc = opt->json ? stats_report_json(o, &r) : stats_report_text(o, &r);
-    free(counters);
     if (rc != 0) {
         free(o);
         return nomem();
@@ -54,8 +43,46 @@ static int report(const cli_options *opt, const stats_collector *c,
     return 0;
 }
 
+/* report() for one parser. */
+static int report_parser(const cli_options *opt, const stats_collector *c, const cli_input *in)
+{
+    tread_stats st;
+    tread_get_stats(in->parser, &st);
+    size_t n_counters = tread_get_format_counters(in->parser, NULL, 0);
+    tread_counter *counters = NULL;
+    if (n_counters) {
+        counters = calloc(n_counters, sizeof *counters);
+        if (!counters)
+            return nomem();
+        size_t all = tread_get_format_counters(in->parser, counters, n_counters);
+        if (all < n_counters)
+            n_counters = all;
+    }
+    int rc = report(opt, c, &st, counters, n_counters, in, &in->diag);
+    free(counters);
+    return rc;
+}
+
+/* An FXT file in byte ranges on several threads (stats_ranges.h). */
+static int stats_in_ranges(const cli_options *opt, int n, uint64_t size)
+{
+    stats_ranges r;
+    int rc = stats_ranges_run(&r, opt, n, size);
+    if (r.opened && rc != EXIT_USAGE) {
+        int rc2 = report(opt, &r.cols[0], &r.st, r.counters, r.n_counters, r.last, &r.diag);
+        if (rc == 0)
+            rc = rc2;
+    }
+    stats_ranges_free(&r);
+    return rc;
+}
+
 int cmd_stats(const cli_options *opt)
 {
+    uint64_t size = 0;
+    int n = stats_ranges_plan(opt, &size);
+    if (n > 1)
+        return stats_in_ranges(opt, n, size);
     stats_collector *c = malloc(sizeof *c);
     if (!c || stats_collector_init(c) != 0) {
         free(c);
@@ -67,7 +94,7 @@ int cmd_stats(const cli_options *opt)
      * that never started (bad options, unopenable file) has none. */
     if (rc != EXIT_USAGE && in.opened) {
         stats_collector_finish(c);
-        int rc2 = report(opt, c, &in);
+        int rc2 = report_parser(opt, c, &in);
         if (rc == 0)
             rc = rc2;
     }

@@ -4,6 +4,8 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void diag_init(diag *d, int quiet)
 {
@@ -11,6 +13,50 @@ void diag_init(diag *d, int quiet)
     d->printed = 0;
     d->before_print = NULL;
     d->before_print_ctx = NULL;
+    d->capture = NULL;
+}
+
+/* Appends a tagged line to a capture; out of memory, the line is lost. */
+static void capture_line(diag_capture *c, char tag, const char *fmt, va_list ap)
+{
+    char line[640];
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if (c->len + len + 2 > c->size) {
+        size_t size = c->size ? c->size * 2 : 4096;
+        while (size < c->len + len + 2)
+            size *= 2;
+        char *b = realloc(c->buf, size);
+        if (!b)
+            return;
+        c->buf = b;
+        c->size = size;
+    }
+    c->buf[c->len++] = tag;
+    memcpy(c->buf + c->len, line, len);
+    c->len += len;
+    c->buf[c->len++] = '\n';
+}
+
+/* One line to stderr, or to the capture. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void out(const diag *d, char tag, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (d->capture) {
+        capture_line(d->capture, tag, fmt, ap);
+    } else {
+        if (d->before_print)
+            d->before_print(d->before_print_ctx);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+    }
+    va_end(ap);
 }
 
 static void before_print(const diag *d)
@@ -25,10 +71,8 @@ int diag_warning_cb(void *user, const tread_warning *w)
     if (d->quiet || d->printed >= DIAG_MAX_PRINTED_WARNINGS)
         return 0;
     d->printed++;
-    before_print(d);
-    fprintf(stderr, "tread: warning: %s at byte %" PRIu64 ": %s\n",
-            tread_warning_name(w->kind), w->offset,
-            w->message ? w->message : "");
+    out(d, 'W', "tread: warning: %s at byte %" PRIu64 ": %s", tread_warning_name(w->kind),
+        w->offset, w->message ? w->message : "");
     return 0;
 }
 
@@ -44,19 +88,41 @@ void diag_warning_summary(const diag *d, uint64_t total)
 void diag_parse_error(const diag *d, const tread_parser *p)
 {
     const char *msg = tread_get_error_message(p);
-    before_print(d);
-    fprintf(stderr, "tread: error: %s at byte %" PRIu64 ": %s\n",
-            tread_error_name(tread_get_error(p)), tread_get_error_offset(p),
-            msg ? msg : "");
+    out(d, 'E', "tread: error: %s at byte %" PRIu64 ": %s", tread_error_name(tread_get_error(p)),
+        tread_get_error_offset(p), msg ? msg : "");
 }
 
 void diag_error(const diag *d, const char *fmt, ...)
 {
+    char msg[512];
     va_list ap;
-    before_print(d);
-    fputs("tread: error: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    out(d, 'E', "tread: error: %s", msg);
+}
+
+int diag_replay(diag *d, const diag_capture *c)
+{
+    int error = 0;
+    for (size_t i = 0; i < c->len;) {
+        const char *nl = memchr(c->buf + i, '\n', c->len - i);
+        size_t end = nl ? (size_t)(nl - c->buf) : c->len;
+        char tag = c->buf[i];
+        if (tag == 'E' || (!d->quiet && d->printed < DIAG_MAX_PRINTED_WARNINGS)) {
+            if (tag == 'W')
+                d->printed++;
+            error |= tag == 'E';
+            out(d, tag, "%.*s", (int)(end - i - 1), c->buf + i + 1);
+        }
+        i = end + 1;
+    }
+    return error;
+}
+
+void diag_capture_free(diag_capture *c)
+{
+    free(c->buf);
+    c->buf = NULL;
+    c->len = c->size = 0;
 }

@@ -13,9 +13,17 @@
 /* Warnings printed before the rest are only counted. */
 #define DIAG_MAX_PRINTED_WARNINGS 20
 
+/* Lines held instead of printed (a byte range read on a thread of its
+ * own: its lines are printed after the ranges before it). */
+typedef struct diag_capture {
+    char *buf;       /* lines, each tagged 'W' (warning) or 'E' */
+    size_t len, size;
+} diag_capture;
+
 typedef struct diag {
     int quiet;
     uint64_t printed;
+    diag_capture *capture; /* NULL: print at once */
     /* Called before anything is printed: the progress bar clears its
      * line, so that a message does not land in the middle of it. */
     void (*before_print)(void *ctx);
@@ -37,5 +45,10 @@ void diag_parse_error(const diag *d, const tread_parser *p);
 __attribute__((format(printf, 2, 3)))
 #endif
 void diag_error(const diag *d, const char *fmt, ...);
+
+/* Prints the lines of a capture through d (warnings count against d's
+ * limit; errors are always printed); returns 1 if it held an error. */
+int diag_replay(diag *d, const diag_capture *c);
+void diag_capture_free(diag_capture *c);
 
 #endif

@@ -1,10 +1,9 @@
 /* stats_collect: see stats_collect.h. */
 #include "stats_collect.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-/* A B event without a name: its duration is attributed to nobody. */
-#define NO_NAME UINT32_MAX
 
 int stats_collector_init(stats_collector *c)
 {
@@ -21,12 +20,14 @@ int stats_collector_init(stats_collector *c)
 
 void stats_collector_free(stats_collector *c)
 {
+    free(c->under);
+    c->under = NULL;
     name_table_free(&c->names);
     thread_table_free(&c->threads);
     process_table_free(&c->processes);
 }
 
-static int64_t add_sat(int64_t a, int64_t b)
+int64_t stats_add_sat(int64_t a, int64_t b)
 {
     if (b > 0 && a > INT64_MAX - b)
         return INT64_MAX;
@@ -35,12 +36,12 @@ static int64_t add_sat(int64_t a, int64_t b)
     return a + b;
 }
 
-static void add_duration(stats_collector *c, uint32_t id, int64_t dur)
+void stats_collector_add_duration(stats_collector *c, uint32_t id, int64_t dur)
 {
-    if (id == NO_NAME || dur <= 0)
+    if (id == STATS_NO_NAME || dur <= 0)
         return;
     name_entry *e = name_table_entry(&c->names, id);
-    e->total_dur = add_sat(e->total_dur, dur);
+    e->total_dur = stats_add_sat(e->total_dur, dur);
 }
 
 static void note_time(stats_collector *c, const tread_event *ev)
@@ -52,7 +53,7 @@ static void note_time(stats_collector *c, const tread_event *ev)
         return;
     int64_t end = ev->ts;
     if ((ev->flags & TREAD_HAS_DUR) && ev->dur > 0)
-        end = add_sat(end, ev->dur);
+        end = stats_add_sat(end, ev->dur);
     if (!c->has_time) {
         c->has_time = 1;
         c->min_ts = ev->ts;
@@ -113,6 +114,23 @@ static void slice_begin(stats_collector *c, thread_entry *t,
         c->depth_overflow++;
 }
 
+static void keep_underflow(stats_collector *c, const thread_entry *t, const tread_event *ev)
+{
+    if (c->n_under == c->under_cap) {
+        uint32_t cap = c->under_cap ? c->under_cap * 2 : 64;
+        stats_underflow *u = cap <= STATS_UNDERFLOW_MAX ? realloc(c->under, cap * sizeof *u)
+                                                        : NULL;
+        if (!u) {
+            c->under_capped = 1;
+            return;
+        }
+        c->under = u;
+        c->under_cap = cap;
+    }
+    c->under[c->n_under++] =
+        (stats_underflow){t->pid, t->tid, ev->ts, (ev->flags & TREAD_HAS_TS) != 0};
+}
+
 static void slice_end(stats_collector *c, thread_entry *t,
                       const tread_event *ev)
 {
@@ -123,13 +141,16 @@ static void slice_end(stats_collector *c, thread_entry *t,
         return;
     }
     if (!thread_slice_pop(t, &f, &overflowed)) {
-        if (!overflowed)
+        if (!overflowed) {
             c->unmatched_end++;
+            if (c->keep_underflows)
+                keep_underflow(c, t, ev);
+        }
         return;
     }
     c->slices_matched++;
     if (f.has_ts && (ev->flags & TREAD_HAS_TS))
-        add_duration(c, f.name_id, ev->ts - f.ts);
+        stats_collector_add_duration(c, f.name_id, ev->ts - f.ts);
 }
 
 static void note_provider(stats_collector *c, const tread_event *ev)
@@ -170,7 +191,7 @@ int stats_collector_event(void *user, const tread_event *ev)
 
     /* E events are the second half of a B (and often nameless): counting
      * them would count every B/E slice twice. */
-    uint32_t id = NO_NAME;
+    uint32_t id = STATS_NO_NAME;
     if (ev->kind != TREAD_EVENT_SLICE_END && ev->name.ptr) {
         id = name_table_intern(&c->names, ev->name.ptr, ev->name.len);
         name_table_entry(&c->names, id)->count++;
@@ -179,7 +200,7 @@ int stats_collector_event(void *user, const tread_event *ev)
     switch (ev->kind) {
     case TREAD_EVENT_COMPLETE:
         if (ev->flags & TREAD_HAS_DUR)
-            add_duration(c, id, ev->dur);
+            stats_collector_add_duration(c, id, ev->dur);
         break;
     case TREAD_EVENT_SLICE_BEGIN:
     case TREAD_EVENT_SLICE_END:

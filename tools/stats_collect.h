@@ -14,6 +14,9 @@
 #include "process_table.h"
 #include "thread_table.h"
 
+/* A B event without a name: its duration is attributed to nobody. */
+#define STATS_NO_NAME UINT32_MAX
+
 /* FXT providers seen on events: few in practice, so a small array. */
 #define STATS_MAX_PROVIDERS 256
 #define STATS_PROVIDER_NAME_MAX 64
@@ -24,6 +27,19 @@ typedef struct provider_entry {
     size_t name_len;               /* 0: no name seen */
     char name[STATS_PROVIDER_NAME_MAX];
 } provider_entry;
+
+/* An E event that found its thread's (or track's) stack empty, kept by
+ * the collector of a byte range after the first (stats_merge.h): the
+ * ranges before it may have left that B open. */
+typedef struct stats_underflow {
+    int64_t pid, tid;        /* the thread table's key */
+    int64_t ts;
+    int has_ts;
+} stats_underflow;
+
+/* Underflows kept at most (32 bytes each); past it, E events without a B
+ * stay unmatched even where an earlier range left one open. */
+#define STATS_UNDERFLOW_MAX 65536u
 
 typedef struct stats_collector {
     name_table names;
@@ -45,6 +61,12 @@ typedef struct stats_collector {
     uint32_t last_provider;      /* index of the last one found */
     int providers_capped;
 
+    /* a byte range after the first: its underflows, in order */
+    int keep_underflows;
+    stats_underflow *under;
+    uint32_t n_under, under_cap;
+    int under_capped;
+
 } stats_collector;
 
 int stats_collector_init(stats_collector *c);
@@ -55,5 +77,9 @@ int stats_collector_event(void *user, const tread_event *ev);
 
 /* After the parse: counts the B slices left open. */
 void stats_collector_finish(stats_collector *c);
+
+/* For stats_merge.c: adds dur (if > 0) to name id's total; a + b, saturated. */
+void stats_collector_add_duration(stats_collector *c, uint32_t id, int64_t dur);
+int64_t stats_add_sat(int64_t a, int64_t b);
 
 #endif

@@ -233,6 +233,11 @@ tread_status tread__fail(tread_parser *p, tread_error err, uint64_t offset,
     return TREAD_STATUS_ERROR;
 }
 
+int tread_wants_input(const tread_parser *p)
+{
+    return p->state != P_ERROR && p->state != P_FINISHED && !p->range_done;
+}
+
 tread_error tread_get_error(const tread_parser *p) { return p->err; }
 const char *tread_get_error_message(const tread_parser *p) { return p->err ? p->err_msg : ""; }
 uint64_t tread_get_error_offset(const tread_parser *p) { return p->err_offset; }

@@ -212,3 +212,23 @@ def test_perfetto_and_fxt():
     assert r.format == "fxt" and len(evs) == cli_stats(fx)["events"]
     assert any(e.provider_id is not None for e in evs)
     assert any(e.args for e in evs)
+
+
+def test_fxt_byte_ranges():
+    """Two ranges, cut anywhere, give the whole trace's events between
+    them; JSON refuses a range."""
+    path = os.path.join(os.path.dirname(NODE_SAMPLE), "..", "..", "fuzz", "seeds", "fxt",
+                        "all_records.fxt")
+
+    def events(**kw):
+        return [(e.kind, e.name, e.ts, e.tid) for e in tread.open(path, warnings="ignore", **kw)]
+
+    whole = events()
+    assert len(whole) > 20
+    size = os.path.getsize(path)
+    for cut in range(0, size + 16, 40):
+        assert events(range_end=cut) + events(range_begin=cut) == whole
+    with pytest.raises(tread.Error, match="RANGE"):
+        list(tread.open(NODE_SAMPLE, range_begin=10))
+    with pytest.raises(ValueError, match="range_end"):
+        tread.open(path, range_end=-5)

@@ -1,0 +1,70 @@
+#!/bin/sh
+# tread stats --jobs N: an FXT file read as N byte ranges on N threads must
+# print exactly what one pass prints (report, warnings and errors on
+# stderr, exit status), text and --json, whatever N; other input, and
+# compressed FXT, are read in one pass. Inputs: the FXT fuzz seeds (made
+# by fuzz/fxt_seeds.py), and the FXT corpus where ../shared is present.
+. "$(dirname "$0")/common.sh"
+
+files=$(ls "$top_srcdir"/fuzz/seeds/fxt/*.fxt)
+corpus="${TREAD_CORPUS:-$top_srcdir/../shared/corpus}/fxt"
+if [ -d "$corpus" ]; then
+    files="$files $(ls "$corpus"/*.fxt "$corpus"/malformed/*.fxt)"
+else
+    echo "note: $corpus absent: the fuzz seeds only"
+fi
+
+same() { # same FILE OPTS...: -j 1 against -j 2, 3, 7
+    f=$1
+    shift
+    "$TREAD" stats "$@" -j 1 "$f" >"$tmp/one.out" 2>"$tmp/one.err"
+    one=$?
+    for j in 2 3 7; do
+        "$TREAD" stats "$@" -j "$j" "$f" >"$tmp/j.out" 2>"$tmp/j.err"
+        got=$?
+        if [ "$got" -ne "$one" ] || ! cmp -s "$tmp/one.out" "$tmp/j.out" ||
+            ! cmp -s "$tmp/one.err" "$tmp/j.err"; then
+            fail "$(basename "$f") $* -j $j differs from -j 1 (exit $got, $one)"
+            diff "$tmp/one.out" "$tmp/j.out" | head -5 >&2
+            diff "$tmp/one.err" "$tmp/j.err" | head -5 >&2
+            return
+        fi
+    done
+    pass "$(basename "$f") $*: -j 2, 3, 7 as -j 1 (exit $one)"
+}
+
+n=0
+for f in $files; do
+    same "$f"
+    same "$f" --json
+    n=$((n + 1))
+done
+[ "$n" -ge 9 ] || fail "only $n FXT files"
+
+# The ranges really are read as ranges (and the rest is not).
+seed="$top_srcdir/fuzz/seeds/fxt/all_records.fxt"
+TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 7 on all_records.fxt" \
+    "$TREAD" stats -j 7 "$seed"
+contains "$tmp/err" '^tread: stats: 7 byte ranges' "-j 7: seven ranges"
+TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 2 on small.json" \
+    "$TREAD" stats -j 2 "$DATA/small.json"
+if grep -q 'byte ranges' "$tmp/err"; then fail "JSON read in ranges"; else pass "JSON: one pass"; fi
+TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats on all_records.fxt" "$TREAD" stats "$seed"
+if grep -q 'byte ranges' "$tmp/err"; then
+    fail "a small file read in ranges by default"
+else
+    pass "a small file: one pass by default"
+fi
+
+# Not FXT, or compressed: one pass, the same report.
+same "$DATA/small.json"
+if have gzip; then
+    gzip -c "$seed" >"$tmp/seed.fxt.gz"
+    same "$tmp/seed.fxt.gz"
+fi
+
+expect_status 2 "-j 0 refused" "$TREAD" stats -j 0 "$seed"
+expect_status 2 "--jobs 65 refused" "$TREAD" stats --jobs 65 "$seed"
+expect_status 2 "--jobs with cat refused" "$TREAD" cat --jobs 2 "$seed"
+contains "$tmp/err" "applies only to 'tread stats'" "--jobs: stats only"
+finish

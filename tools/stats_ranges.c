@@ -1,0 +1,211 @@
+/* stats_ranges: see stats_ranges.h. */
+#define _POSIX_C_SOURCE 200809L
+#include "stats_ranges.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stats_merge.h"
+
+/* What the probe reads to learn the format and compression. */
+#define PROBE_BYTES 65536u
+
+/* The format and compression of the file's start, as the parser sees
+ * them with opt's options; 0 if it cannot tell. */
+static int probe(const cli_options *opt, tread_format *f, tread_compression *c)
+{
+    int ok = 0;
+    tread_parser *p = tread_parser_create(NULL);
+    unsigned char *buf = malloc(PROBE_BYTES);
+    int fd = open(opt->path, O_RDONLY);
+    if (p && buf && fd >= 0 && cli_configure(p, opt) == 0) {
+        ssize_t n = read(fd, buf, PROBE_BYTES);
+        if (n > 0 && tread_feed(p, buf, (size_t)n) != TREAD_STATUS_ERROR) {
+            tread_stats st;
+            tread_get_stats(p, &st);
+            *f = st.format;
+            *c = st.compression;
+            ok = 1;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    tread_parser_free(p);
+    return ok;
+}
+
+int stats_ranges_plan(const cli_options *opt, uint64_t *size)
+{
+    struct stat sb;
+    if (opt->jobs == 1 || opt->single_thread || strcmp(opt->path, "-") == 0 ||
+        stat(opt->path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
+        return 1;
+    *size = (uint64_t)sb.st_size;
+    int n = (int)opt->jobs;
+    if (n == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        if (*size < STATS_RANGES_MIN_BYTES || cpus < 2)
+            return 1;
+        n = cpus < STATS_RANGES_AUTO_MAX ? (int)cpus : STATS_RANGES_AUTO_MAX;
+    }
+    tread_format f;
+    tread_compression c;
+    if (n < 2 || !probe(opt, &f, &c) || f != TREAD_FORMAT_FXT || c != TREAD_COMPRESSION_NONE)
+        return 1;
+    return n;
+}
+
+typedef struct range_job {
+    stats_ranges *r;
+    const cli_options *opt;
+    int i;
+    int64_t begin, end;
+    int bar;
+    int rc;
+} range_job;
+
+static void *run_range(void *arg)
+{
+    range_job *j = arg;
+    j->rc = cli_input_run_range(&j->r->ins[j->i], j->opt, j->bar, stats_collector_event,
+                                &j->r->cols[j->i], j->begin, j->end);
+    return NULL;
+}
+
+/* The format counters of ranges 0..last added up; those that describe
+ * tables rather than count records (FXT's providers and interned bytes)
+ * are the last range's, which read every table before its end. */
+static int add_counters(stats_ranges *r, int last)
+{
+    const tread_parser *lp = r->ins[last].parser;
+    size_t n = lp ? tread_get_format_counters(lp, NULL, 0) : 0;
+    if (!n)
+        return 0;
+    tread_counter *sum = calloc(n, sizeof *sum), *one = calloc(n, sizeof *one);
+    if (!sum || !one) {
+        free(sum);
+        free(one);
+        return -1;
+    }
+    n = tread_get_format_counters(lp, sum, n);
+    for (int i = 0; i < last; i++) {
+        size_t m = tread_get_format_counters(r->ins[i].parser, one, n);
+        for (size_t k = 0; k < n && k < m; k++)
+            if (strcmp(one[k].name, sum[k].name) == 0 && strcmp(sum[k].name, "providers") != 0 &&
+                strcmp(sum[k].name, "interned_bytes") != 0)
+                sum[k].value += one[k].value;
+    }
+    free(one);
+    r->counters = sum;
+    r->n_counters = n;
+    return 0;
+}
+
+static void add_stats(tread_stats *sum, const tread_stats *s)
+{
+    sum->events += s->events;
+    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
+        sum->events_by_kind[k] += s->events_by_kind[k];
+    sum->warnings += s->warnings;
+    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++)
+        sum->warnings_by_kind[k] += s->warnings_by_kind[k];
+    sum->records += s->records;
+    sum->fast_records += s->fast_records;
+}
+
+int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t size)
+{
+    memset(r, 0, sizeof *r);
+    diag_init(&r->diag, opt->quiet);
+    r->cols = calloc((size_t)n, sizeof *r->cols);
+    r->ins = calloc((size_t)n, sizeof *r->ins);
+    range_job *jobs = calloc((size_t)n, sizeof *jobs);
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    int *started = calloc((size_t)n, sizeof *started);
+    int rc = 0;
+    if (!r->cols || !r->ins || !jobs || !th || !started)
+        goto nomem;
+    for (int i = 0; i < n; i++) {
+        if (stats_collector_init(&r->cols[i]) != 0)
+            goto nomem;
+        r->n = i + 1;
+        r->cols[i].keep_underflows = i > 0;
+        jobs[i] = (range_job){r, opt, i, (int64_t)(size / (uint64_t)n * (uint64_t)i),
+                              i == n - 1 ? -1 : (int64_t)(size / (uint64_t)n * (uint64_t)(i + 1)),
+                              i == n - 1, 0};
+    }
+    if (getenv("TREAD_STATS_TRACE_RANGES")) /* tread(1), ENVIRONMENT */
+        fprintf(stderr, "tread: stats: %d byte ranges of %llu bytes\n", n,
+                (unsigned long long)size);
+    /* the last range reads the whole file: it drives the progress bar, on
+     * this thread */
+    for (int i = 0; i < n - 1; i++)
+        started[i] = pthread_create(&th[i], NULL, run_range, &jobs[i]) == 0;
+    run_range(&jobs[n - 1]);
+    for (int i = 0; i < n - 1; i++) {
+        if (started[i])
+            pthread_join(th[i], NULL);
+        else
+            run_range(&jobs[i]);
+    }
+
+    /* In order: each range's diagnostics, up to the first that failed;
+     * the ranges after it met the same error, before their start. */
+    int last = n - 1;
+    for (int i = 0; i < n; i++) {
+        int failed = diag_replay(&r->diag, &r->ins[i].captured) || jobs[i].rc != 0;
+        if (jobs[i].rc != 0 && rc == 0)
+            rc = jobs[i].rc;
+        if (failed) {
+            last = i;
+            break;
+        }
+    }
+    r->last = &r->ins[last];
+    r->opened = r->ins[last].opened;
+    for (int i = 1; i <= last; i++)
+        if (stats_collector_merge(&r->cols[0], &r->cols[i]) != 0)
+            goto nomem;
+    stats_collector_merge_done(&r->cols[0]);
+    stats_collector_finish(&r->cols[0]);
+    if (r->ins[last].parser)
+        tread_get_stats(r->ins[last].parser, &r->st);
+    for (int i = 0; i < last; i++) {
+        tread_stats s;
+        tread_get_stats(r->ins[i].parser, &s);
+        add_stats(&r->st, &s);
+    }
+    if (add_counters(r, last) != 0)
+        goto nomem;
+    free(jobs);
+    free(th);
+    free(started);
+    return rc;
+
+nomem:
+    diag_error(&r->diag, "%s: out of memory", tread_error_name(TREAD_ERROR_NOMEM));
+    free(jobs);
+    free(th);
+    free(started);
+    r->opened = 0;
+    return EXIT_INPUT_ERROR;
+}
+
+void stats_ranges_free(stats_ranges *r)
+{
+    for (int i = 0; i < r->n; i++) {
+        stats_collector_free(&r->cols[i]);
+        if (r->ins)
+            cli_input_done(&r->ins[i]);
+    }
+    free(r->cols);
+    free(r->ins);
+    free(r->counters);
+    memset(r, 0, sizeof *r);
+}
