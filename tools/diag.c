@@ -17,6 +17,9 @@ void diag_init(diag *d, int quiet)
 }
 
 /* Appends a tagged line to a capture; out of memory, the line is lost. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 0)))
+#endif
 static void capture_line(diag_capture *c, char tag, const char *fmt, va_list ap)
 {
     char line[640];
