@@ -240,6 +240,16 @@ tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk
     return st;
 }
 
+size_t dump_body_len(const char *text)
+{
+    size_t n = strlen(text);
+    if (n && text[n - 1] == '\n')
+        n--;
+    while (n && text[n - 1] != '\n')
+        n--;
+    return n;
+}
+
 void dump_show_difference(const char *a, const char *b)
 {
     size_t i = 0, line_start = 0, line = 1;

@@ -13,17 +13,6 @@
 #include <string.h>
 #include "event_dump.h"
 
-/* The length of a dump without its status line (its last line). */
-static size_t body_len(const char *text)
-{
-    size_t n = strlen(text);
-    if (n && text[n - 1] == '\n')
-        n--;
-    while (n && text[n - 1] != '\n')
-        n--;
-    return n;
-}
-
 /* Byte ranges (TREAD_OPT_RANGE_*, FXT): the dumps of K ranges that cover
  * the file, put end to end without their status lines, equal the whole
  * file's, and each range's stats count its own events only. */
@@ -31,7 +20,7 @@ static int check_ranges(const char *path, const unsigned char *buf, size_t len,
                         const dump *ref, int full)
 {
     static const int cuts[] = {2, 3, 7};
-    size_t ref_body = body_len(ref->text);
+    size_t ref_body = dump_body_len(ref->text);
     int bad = 0;
     for (size_t c = 0; c < 2 * sizeof cuts / sizeof cuts[0] && !bad; c++) {
         int k = cuts[c / 2];
@@ -47,7 +36,7 @@ static int check_ranges(const char *path, const unsigned char *buf, size_t len,
             dump d;
             dump_init(&d);
             dump_parse(&d, buf, len, chunk, opts);
-            size_t n = body_len(d.text);
+            size_t n = dump_body_len(d.text);
             char want[64];
             snprintf(want, sizeof want, " events=%zu ", d.events);
             if (!strstr(d.text + n, want)) {
@@ -104,7 +93,7 @@ static int check_file(const char *path, size_t full_events)
         }
         dump_free(&d);
     }
-    if (ref.text && strstr(ref.text + body_len(ref.text), " format=fxt "))
+    if (ref.text && strstr(ref.text + dump_body_len(ref.text), " format=fxt "))
         bad |= check_ranges(path, buf, len, &ref, full);
     printf("%s %s (%zu events)\n", bad ? "FAIL" : "ok", path, ref.events);
     dump_free(&ref);

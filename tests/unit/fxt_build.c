@@ -70,6 +70,16 @@ void fxb_provider_section(fxb *b, uint32_t id)
     fxb_end(b, s);
 }
 
+void fxb_preamble(fxb *b)
+{
+    fxb_magic(b);
+    fxb_provider_info(b, 7, "prov");
+    fxb_init_record(b, 1000000000);
+    fxb_string(b, 1, "cat");
+    fxb_string(b, 2, "name");
+    fxb_thread(b, 1, 100, 101);
+}
+
 void fxb_init_record(fxb *b, uint64_t tps)
 {
     size_t s = fxb_begin(b, 1);

@@ -25,6 +25,9 @@ void fxb_end(fxb *b, size_t start);
 #define FXB_INLINE(n) (0x8000u | (unsigned)(n))
 
 void fxb_magic(fxb *b);
+/* magic, provider 7 "prov", 1 GHz, strings 1 "cat" 2 "name", thread 1
+ * (pid 100, tid 101) */
+void fxb_preamble(fxb *b);
 void fxb_provider_info(fxb *b, uint32_t id, const char *name);
 void fxb_provider_section(fxb *b, uint32_t id);
 void fxb_init_record(fxb *b, uint64_t ticks_per_second);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
+#include "compress.h"
 #include "event_dump.h"
 #include "testlib.h"
 #include "thread_alloc.h"
@@ -17,31 +18,6 @@ static const char TRACE[] =
     "\"otherData\":{\"v\":1}}";
 
 /* ---- helpers ---- */
-
-static size_t gzip_member(const void *in, size_t n, unsigned char *out, size_t cap)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        abort();
-    z.next_in = (Bytef *)in;
-    z.avail_in = (uInt)n;
-    z.next_out = out;
-    z.avail_out = (uInt)cap;
-    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-        abort();
-    size_t len = cap - z.avail_out;
-    deflateEnd(&z);
-    return len;
-}
-
-static size_t zstd_frame(const void *in, size_t n, unsigned char *out, size_t cap)
-{
-    size_t r = ZSTD_compress(out, cap, in, n, 3);
-    if (ZSTD_isError(r))
-        abort();
-    return r;
-}
 
 static char *parse_text(const void *buf, size_t len, size_t chunk, const int64_t *opts)
 {
@@ -150,10 +126,10 @@ static void test_gzip_zstd(void)
     unsigned char gz[4096], zs[4096];
     /* two gzip members: the trace split in the middle of a token */
     size_t half = n / 2;
-    size_t g1 = gzip_member(TRACE, half, gz, sizeof gz);
-    size_t g2 = gzip_member(TRACE + half, n - half, gz + g1, sizeof gz - g1);
-    size_t z1 = zstd_frame(TRACE, half, zs, sizeof zs);
-    size_t z2 = zstd_frame(TRACE + half, n - half, zs + z1, sizeof zs - z1);
+    size_t g1 = test_gzip(TRACE, half, gz, sizeof gz);
+    size_t g2 = test_gzip(TRACE + half, n - half, gz + g1, sizeof gz - g1);
+    size_t z1 = test_zstd(TRACE, half, zs, sizeof zs);
+    size_t z2 = test_zstd(TRACE + half, n - half, zs + z1, sizeof zs - z1);
     static const size_t chunks[] = {0, 1, 3, 64};
     for (size_t i = 0; i < 4; i++) {
         char *g = parse_text(gz, g1 + g2, chunks[i], NULL);
@@ -244,8 +220,8 @@ static void test_compressed_threads(void)
     n += (size_t)snprintf(plain + n, cap - n, "]");
     size_t gcap = compressBound(n) + 64, zcap = ZSTD_compressBound(n);
     unsigned char *gz = malloc(gcap + 16), *zs = malloc(zcap + 16);
-    size_t gl = gzip_member(plain, n, gz, gcap);
-    size_t zl = zstd_frame(plain, n, zs, zcap);
+    size_t gl = test_gzip(plain, n, gz, gcap);
+    size_t zl = test_zstd(plain, n, zs, zcap);
     CHECK(gl > (1u << 20)); /* several slices */
 
     const struct {
@@ -430,7 +406,7 @@ static void test_stop_resume(void)
 
     /* stops inside gzip input give the same events */
     unsigned char gz[4096];
-    size_t g = gzip_member(TRACE, n, gz, sizeof gz);
+    size_t g = test_gzip(TRACE, n, gz, sizeof gz);
     dump a, b;
     dump_init(&a);
     dump_init(&b);

@@ -142,24 +142,13 @@ static tread_status parse(const fxb *b, collect *c, int sniff, tread_parser **ke
     return st;
 }
 
-/* magic, provider 7 "prov", 1 GHz, strings 1 "cat" 2 "name", thread 1 */
-static void preamble(fxb *b)
-{
-    fxb_magic(b);
-    fxb_provider_info(b, 7, "prov");
-    fxb_init_record(b, 1000000000);
-    fxb_string(b, 1, "cat");
-    fxb_string(b, 2, "name");
-    fxb_thread(b, 1, 100, 101);
-}
-
 /* ---- every event type ---- */
 
 static void test_event_types(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     for (unsigned t = 0; t <= 10; t++) {
         size_t s = fxb_event(&b, t, 0, 1, 1, 2, 1000 + t);
         if (t == 1 || t >= 4)
@@ -313,7 +302,7 @@ static void test_ticks(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     fxb_init_record(&b, 24000000);
     size_t s = fxb_event(&b, 0, 0, 1, 1, 2, 24000000); /* 1 s */
     fxb_end(&b, s);
@@ -349,7 +338,7 @@ static void test_other_records(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     uint64_t dbl, v;
     double two5 = 2.5;
     memcpy(&dbl, &two5, 8);
@@ -470,7 +459,7 @@ static void test_blobs(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     static unsigned char payload[10000];
     for (size_t i = 0; i < sizeof payload; i++)
         payload[i] = (unsigned char)(i * 7);
@@ -534,7 +523,7 @@ static void test_damage(void)
     collect c;
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     size_t s = fxb_event(&b, 0, 1, 1, 1, 2, 1);
     fxb_word(&b, 1 | (UINT64_C(9) << 4)); /* an argument of 9 words in a 3-word record */
     fxb_end(&b, s);
@@ -622,7 +611,7 @@ static void test_chunks_and_stops(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     static unsigned char payload[9000];
     memset(payload, 0x5a, sizeof payload);
     size_t s = fxb_event(&b, 1, 3, 1, 1, 2, 5);
@@ -680,7 +669,7 @@ static void test_raw_hook(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     size_t at = b.len;
     size_t s = fxb_event(&b, 0, 1, 0, FXB_INLINE(2), 2, 1);
     fxb_word(&b, 1);
@@ -704,7 +693,7 @@ static void test_metadata_and_limits(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     fxb_end(&b, fxb_begin(&b, 0 | (UINT64_C(3) << 16) | (UINT64_C(7) << 20)));  /* buffer full */
     fxb_end(&b, fxb_begin(&b, 0 | (UINT64_C(3) << 16) | (UINT64_C(7) << 20) | (UINT64_C(5) << 52)));
     fxb_end(&b, fxb_begin(&b, 0 | (UINT64_C(4) << 16) | (UINT64_C(1) << 20)));  /* trace info 1 */
@@ -795,7 +784,7 @@ static void test_string_fast_stops(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     for (unsigned i = 0; i < 6; i++) {
         char name[32];
         snprintf(name, sizeof name, "name_%u_%s", i, i % 2 ? "odd" : "even-and-longer");
@@ -1090,7 +1079,7 @@ static void test_large_stop_on_last_piece(void)
 {
     fxb b;
     fxb_init(&b);
-    preamble(&b);
+    fxb_preamble(&b);
     static unsigned char payload[9000];
     memset(payload, 0x33, sizeof payload);
     size_t s = fxb_begin(&b, 15 | (UINT64_C(1) << 40));

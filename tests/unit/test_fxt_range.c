@@ -4,27 +4,10 @@
  * plain or gzip; state made before a range (strings, threads, providers,
  * tick rates) reaches it; nothing before it is reported or counted. */
 #include <stdlib.h>
-#include <zlib.h>
+#include "compress.h"
 #include "event_dump.h"
 #include "fxt_build.h"
 #include "testlib.h"
-
-static size_t gzip_all(const void *in, size_t n, unsigned char *out, size_t cap)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        abort();
-    z.next_in = (Bytef *)in;
-    z.avail_in = (uInt)n;
-    z.next_out = out;
-    z.avail_out = (uInt)cap;
-    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-        abort();
-    size_t len = cap - z.avail_out;
-    deflateEnd(&z);
-    return len;
-}
 
 /* A trace whose state changes all along: strings and threads redefined,
  * a second provider with its own rate, a large blob, a warning (an
@@ -35,12 +18,7 @@ static void build(fxb *b)
     for (size_t i = 0; i < sizeof payload; i++)
         payload[i] = (unsigned char)(i * 13);
     fxb_init(b);
-    fxb_magic(b);
-    fxb_provider_info(b, 7, "prov");
-    fxb_init_record(b, 1000000000);
-    fxb_string(b, 1, "cat");
-    fxb_string(b, 2, "name");
-    fxb_thread(b, 1, 100, 101);
+    fxb_preamble(b);
     for (int round = 0; round < 6; round++) {
         size_t s = fxb_event(b, 2, 1, 1, 1, 2, 1000 + (uint64_t)round); /* begin */
         fxb_arg(b, 1, "r", (uint64_t)round, NULL, 0);
@@ -91,17 +69,6 @@ static void build(fxb *b)
     }
 }
 
-/* The dump's length without its status line (the last). */
-static size_t body_len(const char *text)
-{
-    size_t n = strlen(text);
-    if (n && text[n - 1] == '\n')
-        n--;
-    while (n && text[n - 1] != '\n')
-        n--;
-    return n;
-}
-
 /* The ranges [0, c1), [c1, c2), [c2, end) (c2 0: two ranges) put end to
  * end, status lines dropped; the events their stats count in *events. */
 static char *ranges(const unsigned char *d, size_t len, size_t chunk, int64_t c1, int64_t c2,
@@ -119,7 +86,7 @@ static char *ranges(const unsigned char *d, size_t len, size_t chunk, int64_t c1
         dump r;
         dump_init(&r);
         dump_parse(&r, d, len, chunk, opts);
-        size_t b = body_len(r.text);
+        size_t b = dump_body_len(r.text);
         const char *e = strstr(r.text + b, " events=");
         *events += e ? strtoull(e + 8, NULL, 10) : 0;
         CHECK(strstr(r.text + b, "status=0 ") == r.text + b);
@@ -136,7 +103,7 @@ static void test_cut_anywhere(void)
     dump whole;
     dump_init(&whole);
     dump_parse(&whole, b.d, b.len, 0, NULL);
-    size_t wb = body_len(whole.text);
+    size_t wb = dump_body_len(whole.text);
     CHECK(strstr(whole.text + wb, "status=0 ") != NULL);
     /* what the trace makes, so that the comparisons are of something */
     CHECK(strstr(whole.text, "\"name5\"") != NULL);
@@ -175,7 +142,7 @@ static void test_cut_anywhere(void)
     /* gzip: the range is of the decompressed bytes */
     size_t cap = b.len + 1024;
     unsigned char *gz = malloc(cap);
-    size_t gn = gzip_all(b.d, b.len, gz, cap);
+    size_t gn = test_gzip(b.d, b.len, gz, cap);
     for (size_t chunk = 0; chunk <= 1; chunk++) {
         uint64_t events;
         char *t = ranges(gz, gn, chunk, (int64_t)b.len / 3, (int64_t)b.len * 2 / 3, &events);
