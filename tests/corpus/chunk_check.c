@@ -25,8 +25,8 @@ static int check_ranges(const char *path, const unsigned char *buf, size_t len,
     for (size_t c = 0; c < 2 * sizeof cuts / sizeof cuts[0] && !bad; c++) {
         int k = cuts[c / 2];
         size_t chunk = c % 2 ? (full ? 7 : 509) : 0;
-        if (!full && (c == 1 || c == 4 || c == 5))
-            continue; /* big files (sanitizer builds): 2 and 7 whole, 3 in chunks */
+        if (!full && c != 2 && c != 5)
+            continue; /* big files (sanitizer builds): 3 whole, 7 in chunks */
         dump all;
         dump_init(&all);
         for (int i = 0; i < k; i++) {
