@@ -16,6 +16,12 @@ void diag_init(diag *d, int quiet)
     d->capture = NULL;
 }
 
+static void before_print(const diag *d)
+{
+    if (d->before_print)
+        d->before_print(d->before_print_ctx);
+}
+
 /* Appends a tagged line to a capture; out of memory, the line is lost. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 0)))
@@ -54,18 +60,11 @@ static void out(const diag *d, char tag, const char *fmt, ...)
     if (d->capture) {
         capture_line(d->capture, tag, fmt, ap);
     } else {
-        if (d->before_print)
-            d->before_print(d->before_print_ctx);
+        before_print(d);
         vfprintf(stderr, fmt, ap);
         fputc('\n', stderr);
     }
     va_end(ap);
-}
-
-static void before_print(const diag *d)
-{
-    if (d->before_print)
-        d->before_print(d->before_print_ctx);
 }
 
 int diag_warning_cb(void *user, const tread_warning *w)

@@ -71,20 +71,24 @@ static void *fd_create(tread_parser *p)
  * before a byte range begins they are skipped by their size. */
 #define FXT_STATELESS_TYPES 0x7ff0u /* 4..14 */
 
-/* A record begins at off >= d->range_mark: the range begins there (the
- * counters start from zero), or has ended (returns 1: read no further). */
+/* The byte range begins: the counters start from zero. */
+static void range_enter(fxt_decoder *d)
+{
+    memset(&d->c, 0, sizeof d->c);
+    tread__range_enter(d->p);
+    d->range_mark = d->p->range_end;
+}
+
+/* A record begins at off >= d->range_mark: the range begins there, or has
+ * ended (returns 1: read no further). */
 static int range_cross(fxt_decoder *d, uint64_t off)
 {
-    tread_parser *p = d->p;
-    if (p->in_prefix) {
-        memset(&d->c, 0, sizeof d->c);
-        tread__range_enter(p);
-        d->range_mark = p->range_end;
+    if (d->p->in_prefix) {
+        range_enter(d);
         if (off < d->range_mark)
             return 0;
     }
-    d->range_done = 1;
-    tread__range_stop(p);
+    tread__range_stop(d->p);
     return 1;
 }
 
@@ -213,7 +217,7 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
     size_t pos = 0;
     tread_status st = TREAD_STATUS_OK;
     *consumed = 0;
-    if (d->range_done) {
+    if (d->p->range_done) {
         *consumed = len;
         return TREAD_STATUS_OK;
     }
@@ -225,7 +229,7 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len, si
         if (st != TREAD_STATUS_OK)
             return st;
     }
-    while (pos < len && !d->range_done) {
+    while (pos < len && !d->p->range_done) {
         if (d->large.phase != FXT_LARGE_NONE) {
             size_t used = 0;
             st = fxt_large_feed(d, data + pos, len - pos, &used);
@@ -331,12 +335,10 @@ static tread_status fd_finish(void *dec)
     fxt_decoder *d = dec;
     if (d->finished)
         return TREAD_STATUS_OK;
-    if (d->range_done || d->p->in_prefix) {
+    if (d->p->range_done || d->p->in_prefix) {
         /* a record cut at the end began in an earlier range: its own */
-        if (d->p->in_prefix) {
-            memset(&d->c, 0, sizeof d->c);
-            tread__range_enter(d->p);
-        }
+        if (d->p->in_prefix)
+            range_enter(d);
         d->finished = 1;
         return TREAD_STATUS_OK;
     }

@@ -98,9 +98,8 @@ typedef struct fxt_decoder {
 
     int finished;
     /* byte ranges (TREAD_OPT_RANGE_*): the next offset where the range
-     * begins or ends (UINT64_MAX: none), and whether it has ended */
+     * begins or ends (UINT64_MAX: none) */
     uint64_t range_mark;
-    int range_done;
     fxt_counters c;
 } fxt_decoder;
 
