@@ -65,41 +65,6 @@ enum {
  * registers. */
 #define TAG(num, wire) (((unsigned)(num) << 3) | (unsigned)(wire))
 
-/* A varint at *pp: 1, or 0 when cut short or longer than ten bytes. */
-static inline PF_ALWAYS_INLINE int rd_varint(const unsigned char **pp, const unsigned char *end,
-                                             uint64_t *out)
-{
-    const unsigned char *p = *pp;
-    if (PF_LIKELY(p < end && !(*p & 0x80))) {
-        *out = *p;
-        *pp = p + 1;
-        return 1;
-    }
-    if (PF_LIKELY(end - p >= 10)) {
-        if (!(p[1] & 0x80)) { /* two bytes: deltas, iids */
-            *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
-            *pp = p + 2;
-            return 1;
-        }
-        unsigned n = pf_varint_long(p, out);
-        *pp = p + n;
-        return n != 0;
-    }
-    uint64_t v = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-        if (p >= end)
-            return 0;
-        unsigned c = *p++;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *out = v;
-            *pp = p;
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* A tag of one or two bytes at *pp (< end): 1, or 0. Field number 0 is
  * left to the callers' default branches, which give up on it. */
 static inline PF_ALWAYS_INLINE int rd_tag(const unsigned char **pp, const unsigned char *end,
@@ -122,7 +87,7 @@ static inline PF_ALWAYS_INLINE int rd_len(const unsigned char **pp, const unsign
                                           const unsigned char **data, size_t *len)
 {
     uint64_t n;
-    if (!rd_varint(pp, end, &n) || n > (uint64_t)(end - *pp))
+    if (pf_varint(pp, end, &n) != PF_OK || n > (uint64_t)(end - *pp))
         return 0;
     *data = *pp;
     *len = (size_t)n;
@@ -137,7 +102,7 @@ static inline PF_ALWAYS_INLINE int skip_value(const unsigned char **pp, const un
     const unsigned char *data;
     size_t len;
     switch (w) {
-    case PF_WIRE_VARINT: return rd_varint(pp, end, &v);
+    case PF_WIRE_VARINT: return pf_varint(pp, end, &v) == PF_OK;
     case PF_WIRE_LEN: return rd_len(pp, end, &data, &len);
     case PF_WIRE_FIXED64:
         if (end - *pp < 8)
@@ -203,12 +168,12 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
             return PF_FAST_MALFORMED;
         switch (tag) {
         case TAG(TE_TYPE, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &v))
+            if (pf_varint(&p, end, &v) != PF_OK)
                 return PF_FAST_MALFORMED;
             t->f.type = (int)(int32_t)v;
             break;
         case TAG(TE_NAME_IID, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &t->f.name_iid))
+            if (pf_varint(&p, end, &t->f.name_iid) != PF_OK)
                 return PF_FAST_MALFORMED;
             t->f.has |= FT_NAME_IID;
             break;
@@ -220,7 +185,7 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
         case TAG(TE_CATEGORY_IIDS, PF_WIRE_VARINT):
             if (t->f.ncat == FAST_MAX_CATS)
                 return PF_FAST_CATEGORIES;
-            if (!rd_varint(&p, end, &t->cat[t->f.ncat]))
+            if (pf_varint(&p, end, &t->cat[t->f.ncat]) != PF_OK)
                 return PF_FAST_MALFORMED;
             t->f.ncat++;
             break;
@@ -234,19 +199,19 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
             while (data < e) {
                 if (t->f.ncat == FAST_MAX_CATS)
                     return PF_FAST_CATEGORIES;
-                if (!rd_varint(&data, e, &t->cat[t->f.ncat]))
+                if (pf_varint(&data, e, &t->cat[t->f.ncat]) != PF_OK)
                     return PF_FAST_MALFORMED;
                 t->f.ncat++;
             }
             break;
         }
         case TAG(TE_TRACK_UUID, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &t->f.track))
+            if (pf_varint(&p, end, &t->f.track) != PF_OK)
                 return PF_FAST_MALFORMED;
             t->f.has |= FT_TRACK;
             break;
         case TAG(TE_COUNTER_VALUE, PF_WIRE_VARINT):
-            if (!rd_varint(&p, end, &v))
+            if (pf_varint(&p, end, &v) != PF_OK)
                 return PF_FAST_MALFORMED;
             t->f.has |= FT_CV, t->f.cv = (int64_t)v;
             break;
@@ -260,7 +225,7 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
             t->f.has |= FT_X;
             if (t->f.nx == PF_MAX_EXTRA_COUNTERS)
                 return PF_FAST_EXTRA_COUNTERS;
-            if (!rd_varint(&p, end, &t->x[t->f.nx]))
+            if (pf_varint(&p, end, &t->x[t->f.nx]) != PF_OK)
                 return PF_FAST_MALFORMED;
             t->f.nx++;
             break;
@@ -272,7 +237,7 @@ static int read_te(pf_decoder *d, const unsigned char *m, size_t len, fast_te *t
             while (data < e) {
                 if (t->f.nx == PF_MAX_EXTRA_COUNTERS)
                     return PF_FAST_EXTRA_COUNTERS;
-                if (!rd_varint(&data, e, &t->x[t->f.nx]))
+                if (pf_varint(&data, e, &t->x[t->f.nx]) != PF_OK)
                     return PF_FAST_MALFORMED;
                 t->f.nx++;
             }
@@ -557,28 +522,28 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
             return PF_FAST_MALFORMED;
         switch (tag) {
         case TAG(PF_PKT_TIMESTAMP, PF_WIRE_VARINT):
-            if (!rd_varint(&q, end, &ts))
+            if (pf_varint(&q, end, &ts) != PF_OK)
                 return PF_FAST_MALFORMED;
             has_ts = 1;
             break;
         case TAG(PF_PKT_SEQ_ID, PF_WIRE_VARINT):
-            if (!rd_varint(&q, end, &v))
+            if (pf_varint(&q, end, &v) != PF_OK)
                 return PF_FAST_MALFORMED;
             seq_id = (uint32_t)v;
             break;
         case TAG(PF_PKT_SEQUENCE_FLAGS, PF_WIRE_VARINT):
-            if (!rd_varint(&q, end, &v))
+            if (pf_varint(&q, end, &v) != PF_OK)
                 return PF_FAST_MALFORMED;
             flags = (uint32_t)v;
             break;
         case TAG(PF_PKT_TIMESTAMP_CLOCK_ID, PF_WIRE_VARINT):
-            if (!rd_varint(&q, end, &v))
+            if (pf_varint(&q, end, &v) != PF_OK)
                 return PF_FAST_MALFORMED;
             has_clk = 1, clk = (uint32_t)v;
             break;
         case TAG(PKT_TRUSTED_UID, PF_WIRE_VARINT):
         case TAG(PKT_TRUSTED_PID, PF_WIRE_VARINT):
-            if (!rd_varint(&q, end, &v))
+            if (pf_varint(&q, end, &v) != PF_OK)
                 return PF_FAST_MALFORMED;
             break;
         case TAG(PF_PKT_INTERNED_DATA, PF_WIRE_LEN): {

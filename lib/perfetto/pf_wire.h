@@ -38,6 +38,14 @@ typedef struct pf_field {
 
 enum { PF_OK = 1, PF_END = 0, PF_BAD = -1 };
 
+#if defined(__GNUC__)
+#define PF_ALWAYS_INLINE __attribute__((always_inline))
+#define PF_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define PF_ALWAYS_INLINE
+#define PF_LIKELY(x) (x)
+#endif
+
 static inline void pf_reader_init(pf_reader *r, const void *data, size_t len)
 {
     r->p = (const unsigned char *)data;
@@ -84,23 +92,28 @@ static inline unsigned pf_varint_long(const unsigned char *p, uint64_t *out)
 }
 
 /* Reads a varint at *p (< end). PF_OK, or PF_BAD when cut short or longer
- * than 10 bytes. */
-static inline int pf_varint(const unsigned char **pp, const unsigned char *end, uint64_t *out)
+ * than 10 bytes. (Always inlined: the field loops of every reader, the
+ * fast one's too, read their tags and values through it.) */
+static inline PF_ALWAYS_INLINE int pf_varint(const unsigned char **pp, const unsigned char *end,
+                                             uint64_t *out)
 {
     const unsigned char *p = *pp;
-    uint64_t v = 0;
-    if (p < end && !(*p & 0x80)) { /* most varints are one byte */
+    if (PF_LIKELY(p < end && !(*p & 0x80))) { /* most varints are one byte */
         *out = *p;
         *pp = p + 1;
         return PF_OK;
     }
-    if (end - p >= 10) {
+    if (PF_LIKELY(end - p >= 10)) {
+        if (!(p[1] & 0x80)) { /* two bytes: deltas, iids */
+            *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+            *pp = p + 2;
+            return PF_OK;
+        }
         unsigned n = pf_varint_long(p, out);
-        if (!n)
-            return PF_BAD;
         *pp = p + n;
-        return PF_OK;
+        return n ? PF_OK : PF_BAD;
     }
+    uint64_t v = 0;
     for (int shift = 0; shift < 70; shift += 7) {
         if (p >= end)
             return PF_BAD;
@@ -156,14 +169,6 @@ int pf_skip_group(const unsigned char **pp, const unsigned char *end, uint32_t n
 /* The next field of r. PF_OK with *f filled, PF_END at the end of the
  * data, PF_BAD for a malformed field (the reader is then left at it).
  * Every member of *f is defined whatever the wire type. */
-#if defined(__GNUC__)
-#define PF_ALWAYS_INLINE __attribute__((always_inline))
-#define PF_LIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define PF_ALWAYS_INLINE
-#define PF_LIKELY(x) (x)
-#endif
-
 /* The whole reader (any tag, wire type and length): out of line. */
 int pf_next_slow(pf_reader *r, pf_field *f);
 
