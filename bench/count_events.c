@@ -6,7 +6,9 @@
  *
  * With -j N the file is cut into N byte ranges (TREAD_OPT_RANGE_BEGIN,
  * TREAD_OPT_RANGE_END), each read by a parser of its own on a thread of
- * its own, and the counts are added up: the same totals, on N cores.
+ * its own, and the counts are added up: the same totals, on N cores. The
+ * cuts are tread stats' (tools/range_cuts.h): a range also scans those
+ * before it, so earlier ones are longer.
  *
  * Usage: bench/count_events [-j N] FILE
  */
@@ -18,6 +20,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <tread.h>
+
+#include "range_cuts.h"
 
 #define MAX_JOBS 64
 
@@ -107,8 +111,10 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < jobs; k++) {
         js[k].path = argv[1];
-        js[k].begin = size / jobs * k;
-        js[k].end = k == jobs - 1 ? -1 : size / jobs * (k + 1);
+        js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, RANGE_CUTS_FXT_PREFIX_COST);
+        js[k].end = k == jobs - 1 ? -1
+                                  : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1,
+                                                          RANGE_CUTS_FXT_PREFIX_COST);
     }
     int started = 0;
     for (int k = 1; k < jobs; k++, started++)

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "range_cuts.h"
 #include "stats_merge.h"
 
 /* What the probe reads to learn the format and compression. */
@@ -59,25 +60,6 @@ int stats_ranges_plan(const cli_options *opt, uint64_t *size)
     if (n < 2 || !probe(opt, &f, &c) || f != TREAD_FORMAT_FXT || c != TREAD_COMPRESSION_NONE)
         return 1;
     return n;
-}
-
-/* What scanning the records before a range costs, against reading them
- * (1 GiB FXT file: 0.22 s of 1.10 s, reads included). */
-#define PREFIX_COST 0.2
-
-/* Where range k of n begins (k = n: the end). Range k also scans the
- * ranges before it, so earlier ones are longer: with r = PREFIX_COST,
- * r b_k + (b_k+1 - b_k) the same for every k gives b_k proportional to
- * 1 - (1 - r)^k. */
-static uint64_t cut_at(uint64_t size, int n, int k)
-{
-    double qk = 1, qn = 1;
-    for (int i = 0; i < n; i++) {
-        qn *= 1 - PREFIX_COST;
-        if (i < k)
-            qk *= 1 - PREFIX_COST;
-    }
-    return k >= n ? size : (uint64_t)((double)size * (1 - qk) / (1 - qn));
 }
 
 typedef struct range_job {
@@ -155,8 +137,9 @@ int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t si
             goto nomem;
         r->n = i + 1;
         r->cols[i].keep_underflows = i > 0;
-        jobs[i] = (range_job){r, opt, i, (int64_t)cut_at(size, n, i),
-                              i == n - 1 ? -1 : (int64_t)cut_at(size, n, i + 1), i == n - 1, 0};
+        uint64_t b = range_cut_at(size, n, i, RANGE_CUTS_FXT_PREFIX_COST);
+        uint64_t e = range_cut_at(size, n, i + 1, RANGE_CUTS_FXT_PREFIX_COST);
+        jobs[i] = (range_job){r, opt, i, (int64_t)b, i == n - 1 ? -1 : (int64_t)e, i == n - 1, 0};
     }
     if (getenv("TREAD_STATS_TRACE_RANGES")) /* tread(1), ENVIRONMENT */
         fprintf(stderr, "tread: stats: %d byte ranges of %llu bytes\n", n,
