@@ -49,6 +49,17 @@ extern int test_checks;
  * decoder does not report is a failed check (and 0). */
 uint64_t test_format_counter(const tread_parser *p, const char *name);
 
+/* xorshift64: a reproducible stream of pseudo-random numbers; *state
+ * starts at any nonzero seed, one per test file or use. */
+static inline uint64_t test_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
+}
+
 #define TEST_EXIT()                                                            \
     (fprintf(stderr, "%d checks, %d failed\n", test_checks, test_failures),    \
      test_failures ? 1 : 0)

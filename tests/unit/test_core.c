@@ -206,10 +206,8 @@ static void test_compressed_threads(void)
     uint64_t x = 88172645463325252u; /* xorshift64: names gzip cannot shrink */
     for (int i = 0; i < 45000; i++) {
         uint64_t r[2];
-        for (int k = 0; k < 2; k++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            r[k] = x;
-        }
+        for (int k = 0; k < 2; k++)
+            r[k] = test_rand(&x);
         n += (size_t)snprintf(plain + n, cap - n,
                               "%s{\"ph\":\"X\",\"name\":\"n%016llx%016llx\",\"pid\":%u,"
                               "\"tid\":%u,\"ts\":%d,\"dur\":%u}",

@@ -24,14 +24,8 @@ static uint64_t ref_varint(const unsigned char *p, size_t n, size_t *len)
     return 0;
 }
 
-static uint32_t rnd_state = 2463534242u;
-static uint32_t rnd(void)
-{
-    rnd_state ^= rnd_state << 13;
-    rnd_state ^= rnd_state >> 17;
-    rnd_state ^= rnd_state << 5;
-    return rnd_state;
-}
+static uint64_t rnd_state = 2463534242u;
+static uint32_t rnd(void) { return (uint32_t)(test_rand(&rnd_state) >> 32); }
 
 static int bad;
 

@@ -25,13 +25,7 @@
 #define DEEP_TO 3300
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_rand(void) { return test_rand(&rng); }
 
 static tread_event events[N_EVENTS];
 static char names[64][16];

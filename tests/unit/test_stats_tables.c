@@ -18,13 +18,7 @@
 #include "thread_table.h"
 
 static uint64_t rng = 0x1234567887654321ull;
-static uint64_t next_rand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_rand(void) { return test_rand(&rng); }
 
 static void test_str_eq_hash(void)
 {
