@@ -10,7 +10,10 @@
  * cuts are tread stats' (tools/range_cuts.h): a range also scans those
  * before it, so earlier ones are longer.
  *
- * Usage: bench/count_events [-j N] FILE
+ * --read-inline reads the file on the parsing thread
+ * (TREAD_OPT_READ_THREAD 0), to measure what the read-ahead thread gains.
+ *
+ * Usage: bench/count_events [-j N] [--read-inline] FILE
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -54,6 +57,7 @@ static int on_event(void *user, const tread_event *ev)
 
 typedef struct job {
     const char *path;
+    int read_inline;
     int64_t begin, end; /* end -1: to the end */
     counts c;
     int failed;
@@ -69,8 +73,9 @@ static void *run_job(void *arg)
         return NULL;
     }
     if ((j->begin && tread_config(p, TREAD_OPT_RANGE_BEGIN, j->begin)) ||
-        (j->end >= 0 && tread_config(p, TREAD_OPT_RANGE_END, j->end))) {
-        fprintf(stderr, "count_events: range not accepted\n");
+        (j->end >= 0 && tread_config(p, TREAD_OPT_RANGE_END, j->end)) ||
+        (j->read_inline && tread_config(p, TREAD_OPT_READ_THREAD, 0))) {
+        fprintf(stderr, "count_events: option not accepted\n");
         j->failed = 1;
     }
     tread_set_callbacks(p, &cb, &j->c);
@@ -87,14 +92,22 @@ static void *run_job(void *arg)
 
 int main(int argc, char **argv)
 {
-    int jobs = 1;
-    if (argc == 4 && strcmp(argv[1], "-j") == 0) {
-        jobs = atoi(argv[2]);
-        argv += 2;
-        argc -= 2;
+    int jobs = 1, read_inline = 0;
+    for (;;) {
+        if (argc >= 3 && strcmp(argv[1], "-j") == 0) {
+            jobs = atoi(argv[2]);
+            argv += 2;
+            argc -= 2;
+        } else if (argc >= 2 && strcmp(argv[1], "--read-inline") == 0) {
+            read_inline = 1;
+            argv++;
+            argc--;
+        } else {
+            break;
+        }
     }
     if (argc != 2 || jobs < 1 || jobs > MAX_JOBS) {
-        fprintf(stderr, "usage: count_events [-j N] FILE\n");
+        fprintf(stderr, "usage: count_events [-j N] [--read-inline] FILE\n");
         return 2;
     }
     static job js[MAX_JOBS];
@@ -111,6 +124,7 @@ int main(int argc, char **argv)
     }
     for (int k = 0; k < jobs; k++) {
         js[k].path = argv[1];
+        js[k].read_inline = read_inline;
         js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, RANGE_CUTS_FXT_PREFIX_COST);
         js[k].end = k == jobs - 1 ? -1
                                   : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1,

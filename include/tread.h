@@ -520,8 +520,19 @@ typedef enum tread_option {
     TREAD_OPT_RANGE_BEGIN,         /* the byte range [BEGIN, END) of the
                                       decompressed input whose records are
                                       reported: BEGIN default 0, */
-    TREAD_OPT_RANGE_END            /* END default -1 (the end of input).
+    TREAD_OPT_RANGE_END,           /* END default -1 (the end of input).
                                       FXT only; see "Byte ranges" below */
+    TREAD_OPT_READ_THREAD          /* 1 (default): tread_parse_fd and
+                                      tread_parse_path read a regular file
+                                      ahead on a second thread, beside the
+                                      decoding (pipes, terminals and
+                                      sockets are always read inline); 0:
+                                      the calling thread reads. The thread
+                                      only calls read(2), never the
+                                      allocator or a callback. Events,
+                                      warnings and errors are the same
+                                      either way; the fd's offset after an
+                                      error or a stop is not specified */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;

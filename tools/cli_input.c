@@ -10,22 +10,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Reads small enough that the kernel's copy lands in the L2 cache and the
- * decoder reads it from there: with 1 MiB reads the copy (_copy_to_iter)
- * took 38% of `tread stats` on the 1 GiB FXT bench file, with 128 KiB 5%;
- * wall time 1.21 -> 1.05 s (FXT), 1.52 -> 1.45 s (ftrace), 64 KiB no
- * better (measured 2026-11-23, idle). Also the progress granularity. */
-#define READ_CHUNK (128u * 1024u)
+/* The progress bar looks at the parser's bytes_in every this many
+ * callbacks (progress_update draws at most a few times a second). */
+#define BAR_TICK 4096u
+
+static void bar_tick(cli_input *in)
+{
+    if (!in->bar.active || ++in->bar_tick < BAR_TICK)
+        return;
+    in->bar_tick = 0;
+    tread_stats s;
+    tread_get_stats(in->parser, &s);
+    progress_update(&in->bar, s.bytes_in);
+}
 
 static int event_trampoline(void *user, const tread_event *ev)
 {
     cli_input *in = user;
+    bar_tick(in);
     return in->on_event ? in->on_event(in->event_user, ev) : 0;
 }
 
 static int warning_trampoline(void *user, const tread_warning *w)
 {
     cli_input *in = user;
+    bar_tick(in);
     return diag_warning_cb(&in->diag, w);
 }
 
@@ -58,6 +67,8 @@ static int configure_parser(tread_parser *p, const cli_options *opt, int report)
                            "--max-string-bytes", report);
     if (rc == 0 && opt->single_thread)
         rc = config_parser(p, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread", report);
+    if (rc == 0 && opt->single_thread)
+        rc = config_parser(p, TREAD_OPT_READ_THREAD, 0, "--single-thread", report);
     /* Warnings beyond the printed ones need no callback; the stats still
      * count them all. Best effort: diag caps them as well. */
     if (rc == 0)
@@ -107,55 +118,23 @@ static void keep_error(cli_input *in, tread_error e, uint64_t offset,
              message ? message : "");
 }
 
-static int feed_loop(cli_input *in, int fd, const char *path)
+static int parse_loop(cli_input *in, int fd, const char *path)
 {
-    unsigned char *buf = malloc(READ_CHUNK);
-    uint64_t fed = 0;
-    int rc = 0;
-    if (!buf) {
-        diag_error(&in->diag, "%s: out of memory",
-                   tread_error_name(TREAD_ERROR_NOMEM));
-        keep_error(in, TREAD_ERROR_NOMEM, 0, "out of memory");
-        return EXIT_INPUT_ERROR;
-    }
-    in->status = TREAD_STATUS_OK;
-    for (;;) {
-        ssize_t n = read(fd, buf, READ_CHUNK);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int err = errno;
-            diag_error(&in->diag, "%s at byte %llu: cannot read '%s': %s",
-                       tread_error_name(TREAD_ERROR_IO),
-                       (unsigned long long)fed, path, strerror(err));
-            keep_error(in, TREAD_ERROR_IO, fed, strerror(err));
-            rc = EXIT_INPUT_ERROR;
-            break;
-        }
-        if (n == 0) {
-            in->status = tread_finish(in->parser);
-            break;
-        }
-        fed += (uint64_t)n;
-        in->status = tread_feed(in->parser, buf, (size_t)n);
-        if (in->status != TREAD_STATUS_OK)
-            break; /* error, or a callback stopped the parse */
-        progress_update(&in->bar, fed);
-        if (!tread_wants_input(in->parser)) { /* past its byte range */
-            in->status = tread_finish(in->parser);
-            break;
-        }
-    }
+    /* A callback's stop ends the command (the caller knows why): it is
+     * not resumed. */
+    in->status = tread_parse_fd(in->parser, fd);
     progress_clear(&in->bar);
-    if (in->status == TREAD_STATUS_ERROR) {
-        diag_parse_error(&in->diag, in->parser);
-        keep_error(in, tread_get_error(in->parser),
-                   tread_get_error_offset(in->parser),
+    if (in->status != TREAD_STATUS_ERROR)
+        return 0;
+    tread_error e = tread_get_error(in->parser);
+    if (e == TREAD_ERROR_IO) /* the library's message does not know the path */
+        diag_error(&in->diag, "%s at byte %llu: '%s': %s", tread_error_name(e),
+                   (unsigned long long)tread_get_error_offset(in->parser), path,
                    tread_get_error_message(in->parser));
-        rc = EXIT_INPUT_ERROR;
-    }
-    free(buf);
-    return rc;
+    else
+        diag_parse_error(&in->diag, in->parser);
+    keep_error(in, e, tread_get_error_offset(in->parser), tread_get_error_message(in->parser));
+    return EXIT_INPUT_ERROR;
 }
 
 static int packet_trampoline(void *user, const tread_perfetto_packet *pk)
@@ -209,7 +188,7 @@ static int run(cli_input *in, const cli_options *opt, int allow_bar, cli_event_f
                   allow_bar && opt->progress && !is_stdin &&
                       isatty(STDERR_FILENO),
                   is_stdin ? 0 : regular_file_size(fd));
-    rc = feed_loop(in, fd, opt->path);
+    rc = parse_loop(in, fd, opt->path);
     if (!is_stdin)
         close(fd);
     return rc;

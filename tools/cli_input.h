@@ -1,8 +1,9 @@
 /*
  * cli_input: runs one parse for a command. Opens the file (or standard
- * input), configures the parser from the options, reads with large reads
- * and feeds tread_feed/tread_finish itself, so that the progress bar knows
- * how many bytes have gone in. Warnings and errors go through diag.
+ * input), configures the parser from the options and reads it with
+ * tread_parse_fd (which reads a regular file ahead on a second thread,
+ * TREAD_OPT_READ_THREAD); the progress bar follows the parser's bytes_in
+ * from the callbacks. Warnings and errors go through diag.
  */
 #ifndef TREAD_TOOLS_CLI_INPUT_H
 #define TREAD_TOOLS_CLI_INPUT_H
@@ -24,7 +25,8 @@ typedef struct cli_input {
     cli_event_fn on_event;
     cli_packet_fn on_packet; /* may be NULL */
     void *event_user;
-    tread_status status;   /* of the last feed/finish */
+    tread_status status;   /* of tread_parse_fd */
+    unsigned bar_tick;     /* callbacks since the bar last looked */
     int opened;            /* the input was opened: stats can be shown */
     int failed;            /* an error was reported (parse or I/O) */
     /* That error, for reports that repeat it (stats --json). */

@@ -41,6 +41,7 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->json_fast_path = 1;
     p->perfetto_fast_path = 1;
     p->decompress_thread = -1;
+    p->read_thread = 1;
     p->max_decompressed_bytes = (uint64_t)512 << 20;
     p->max_interned_bytes = (uint64_t)256 << 20;
     p->max_line_bytes = (size_t)1 << 20;
@@ -62,9 +63,8 @@ void tread_parser_free(tread_parser *p)
     tread_buf_free(&p->dz_in);
     tread_dz_free(&p->dz);
     tread_free(&p->alloc, p->dz_out);
+    tread__close_source(p); /* the reader first: it may be in read() */
     tread_free(&p->alloc, p->read_buf);
-    if (p->src_owned && p->src_fd >= 0)
-        close(p->src_fd);
     tread_buf_free(&p->pending_raw);
     tread_buf_free(&p->sniff);
     tread_alloc a = p->alloc;
@@ -119,6 +119,10 @@ int tread_config(tread_parser *p, tread_option opt, int64_t v)
     case TREAD_OPT_DECOMPRESS_THREAD:
         if (v < -1 || v > 1) return -1;
         p->decompress_thread = (int)v;
+        return 0;
+    case TREAD_OPT_READ_THREAD:
+        if (v != 0 && v != 1) return -1;
+        p->read_thread = (int)v;
         return 0;
     case TREAD_OPT_MAX_DECOMPRESSED_BYTES:
         if (v < 4096) return -1;

@@ -97,7 +97,13 @@ struct tread_parser {
     int src_fd;
     int src_owned;
     int src_eof;
-    unsigned char *read_buf;
+    unsigned char *read_buf;    /* reads on the caller's thread */
+    int read_thread;            /* TREAD_OPT_READ_THREAD */
+    tread_worker *raw;          /* else the read-ahead thread */
+    struct tread_read_job {     /* its job: touched by it alone while it runs */
+        int fd;
+        int err;                /* errno of a failed read */
+    } raj;
 };
 
 /* Whether the parser may use a helper thread (TREAD_OPT_DECOMPRESS_THREAD:
@@ -157,5 +163,8 @@ tread_status tread__fail(tread_parser *p, tread_error err, uint64_t offset,
 
 /* tread_parse_fd's read loop; tread_resume goes back into it. */
 tread_status tread__read_fd_loop(tread_parser *p);
+
+/* Ends the read-ahead thread and closes an fd the parser opened. */
+void tread__close_source(tread_parser *p);
 
 #endif

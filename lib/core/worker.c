@@ -52,6 +52,8 @@ struct tread_worker {
     int busy;                  /* a step in progress (outside the lock) */
     int caller_waits, worker_waits;
     int spin;                  /* more than one CPU: spin before sleeping */
+    unsigned refill;           /* lazy: a full ring waits for this many free */
+    int refilling;             /* the worker waits for refill free pieces */
     spinner caller_spin, worker_spin; /* each touched by its side only */
     /* bumped under the lock by each side after a change the other may
      * wait for (a piece made; a piece given back, a job, stop or quit):
@@ -119,8 +121,10 @@ static void *worker_main(void *arg)
     tread_worker *w = arg;
     pthread_mutex_lock(&w->mu);
     for (;;) {
-        int spun = !w->spin;
-        while (!w->quit && !(w->running && w->held < w->n)) {
+        int spun = !w->spin || w->refill;
+        if (w->refill && w->held == w->n)
+            w->refilling = 1;
+        while (!w->quit && !(w->running && w->held < w->n && !w->refilling)) {
             if (!spun) {
                 spin_while(w, &w->worker_spin, &w->to_worker,
                            atomic_load_explicit(&w->to_worker, memory_order_relaxed));
@@ -239,9 +243,17 @@ void tread_worker_free(tread_worker *w)
     tread_free(&a, w);
 }
 
+void tread_worker_lazy(tread_worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    w->refill = w->n / 2;
+    pthread_mutex_unlock(&w->mu);
+}
+
 void tread_worker_start(tread_worker *w, tread_worker_step step, void *job)
 {
     pthread_mutex_lock(&w->mu);
+    w->refilling = 0;
     w->step = step;
     w->job = job;
     w->head = w->tail = w->held = 0;
@@ -260,8 +272,10 @@ long tread_worker_next(tread_worker *w, const unsigned char **out, int *end)
         w->handed = 0;
         w->tail++;
         w->held--;
+        if (w->refilling && w->held + w->refill <= w->n)
+            w->refilling = 0;
         bump(&w->to_worker);
-        if (w->worker_waits)
+        if (w->worker_waits && !w->refilling)
             pthread_cond_signal(&w->work);
     }
     int spun = !w->spin;
@@ -302,5 +316,6 @@ void tread_worker_stop(tread_worker *w)
     }
     w->head = w->tail = w->held = 0;
     w->handed = 0;
+    w->refilling = 0;
     pthread_mutex_unlock(&w->mu);
 }

@@ -1,6 +1,7 @@
 /*
- * A second thread for one producer job at a time (a decompressor), so that
- * expanding runs beside decoding what was expanded. The job's output comes
+ * A second thread for one producer job at a time (a decompressor, or a
+ * file's reader), so that producing runs beside decoding what was
+ * produced. The job's output comes
  * back in pieces through a small ring, in order, on the caller's thread:
  * events, warnings and errors stay where and when they were.
  *
@@ -27,6 +28,12 @@ typedef long (*tread_worker_step)(void *job, unsigned char *out, size_t cap, int
  * thread started (signals blocked in it). NULL when memory or the thread
  * cannot be had: the caller then runs its steps itself. */
 tread_worker *tread_worker_create(const tread_alloc *a, size_t piece_size, unsigned npieces);
+
+/* For a producer far faster than its caller (reading a file): the worker
+ * never spins, and once the ring is full it sleeps until half of it is
+ * free, then fills it again; a spinning producer would wait for every
+ * piece with a CPU of its own. Before the first job. */
+void tread_worker_lazy(tread_worker *w);
 
 /* Stops a job still running, ends the thread, frees everything. */
 void tread_worker_free(tread_worker *w);

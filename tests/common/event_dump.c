@@ -198,8 +198,7 @@ tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk, cons
     return dump_parse_alloc(d, buf, len, chunk, opts, NULL);
 }
 
-tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk,
-                              const int64_t *opts, const tread_allocator *hooks)
+static tread_parser *dump_parser(dump *d, const int64_t *opts, const tread_allocator *hooks)
 {
     tread_parser *p = tread_parser_create(hooks);
     if (!p)
@@ -208,24 +207,21 @@ tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk
         if (tread_config(p, (tread_option)opts[0], opts[1]) != 0)
             dump_printf(d, "config %d rejected\n", (int)opts[0]);
     tread_set_callbacks(p, &dump_callbacks, d);
-    const unsigned char *b = buf;
-    size_t off = 0;
+    return p;
+}
+
+/* Resumes while paused; 1 when it gave up (d->max_stops). */
+static int dump_resume(dump *d, tread_parser *p, tread_status *st)
+{
     int runaway = 0;
-    tread_status st = TREAD_STATUS_OK;
-    if (chunk == 0)
-        chunk = len ? len : 1;
-    while (off < len && st != TREAD_STATUS_ERROR && !runaway) {
-        size_t n = len - off < chunk ? len - off : chunk;
-        st = tread_feed(p, b + off, n);
-        off += n;
-        while (st == TREAD_STATUS_PAUSED && !(runaway = d->max_stops && d->stops > d->max_stops))
-            st = tread_resume(p);
-    }
-    if (st != TREAD_STATUS_ERROR && !runaway) {
-        st = tread_finish(p);
-        while (st == TREAD_STATUS_PAUSED && !(runaway = d->max_stops && d->stops > d->max_stops))
-            st = tread_resume(p);
-    }
+    while (*st == TREAD_STATUS_PAUSED && !(runaway = d->max_stops && d->stops > d->max_stops))
+        *st = tread_resume(p);
+    return runaway;
+}
+
+/* Appends the status line and frees the parser. */
+static tread_status dump_end(dump *d, tread_parser *p, tread_status st, int runaway)
+{
     if (runaway)
         dump_printf(d, "RUNAWAY: still pausing after %zu stops\n", d->stops);
     tread_stats s;
@@ -238,6 +234,37 @@ tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk
                 tread_format_name(s.format), tread_compression_name(s.compression));
     tread_parser_free(p);
     return st;
+}
+
+tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk,
+                              const int64_t *opts, const tread_allocator *hooks)
+{
+    tread_parser *p = dump_parser(d, opts, hooks);
+    const unsigned char *b = buf;
+    size_t off = 0;
+    int runaway = 0;
+    tread_status st = TREAD_STATUS_OK;
+    if (chunk == 0)
+        chunk = len ? len : 1;
+    while (off < len && st != TREAD_STATUS_ERROR && !runaway) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        st = tread_feed(p, b + off, n);
+        off += n;
+        runaway = dump_resume(d, p, &st);
+    }
+    if (st != TREAD_STATUS_ERROR && !runaway) {
+        st = tread_finish(p);
+        runaway = dump_resume(d, p, &st);
+    }
+    return dump_end(d, p, st, runaway);
+}
+
+tread_status dump_parse_fd(dump *d, int fd, const int64_t *opts)
+{
+    tread_parser *p = dump_parser(d, opts, NULL);
+    tread_status st = tread_parse_fd(p, fd);
+    int runaway = dump_resume(d, p, &st);
+    return dump_end(d, p, st, runaway);
 }
 
 size_t dump_body_len(const char *text)

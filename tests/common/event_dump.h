@@ -42,6 +42,9 @@ tread_status dump_parse(dump *d, const void *buf, size_t len, size_t chunk,
 tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk,
                               const int64_t *opts, const tread_allocator *hooks);
 
+/* The same read from fd by tread_parse_fd (resumed after every stop). */
+tread_status dump_parse_fd(dump *d, int fd, const int64_t *opts);
+
 /* The length of a dump's text without its status line (the last). */
 size_t dump_body_len(const char *text);
 

@@ -4,7 +4,9 @@
  * full) and another started, and everything allocated is freed. Waits
  * short and long: a side that waits spins first (WORKER_SPIN_NS), then
  * sleeps on its condition variable, and after spins that ran out skips
- * spinning for a while (WORKER_SPIN_BACKOFF): every way must hand over. */
+ * spinning for a while (WORKER_SPIN_BACKOFF): every way must hand over.
+ * A lazy worker (a file's reader) fills its ring, then waits for half of
+ * it to be free. */
 #include "testlib.h"
 #include "core/worker.h"
 
@@ -221,6 +223,46 @@ int main(void)
     tread_worker_free(w);
     tread_worker_free(NULL);
     CHECK_EQ_INT(atomic_load(&live_blocks), 0);
+
+    /* a lazy worker (tread_worker_lazy): the same pieces in every mode;
+     * once the ring is full it makes no piece until half of it is free */
+    tread_worker *lz = tread_worker_create(&a, 100, 4);
+    CHECK(lz != NULL);
+    if (lz) {
+        tread_worker_lazy(lz);
+        for (size_t i = 0; i < sizeof totals / sizeof totals[0]; i++)
+            for (int mode = 0; mode < 5; mode++) {
+                job_init(&j, totals[i], 100u + (unsigned)i);
+                j.slow = mode == 1 ? 1 : mode == 3 ? 2 : 0;
+                tread_worker_start(lz, step, &j);
+                CHECK_EQ_INT(drain(lz, &j, mode == 2 ? 1 : mode == 4 ? 2 : 0), 0);
+                CHECK_EQ_INT(atomic_load(&j.steps), (int)((totals[i] + 99) / 100) + 1);
+            }
+        job_init(&j, 100000, 8);
+        tread_worker_start(lz, step, &j);
+        CHECK_EQ_INT(tread_worker_next(lz, &out, &end), 100); /* held: 4 */
+        while (atomic_load(&j.steps) < 4)
+            sched_yield();
+        CHECK_EQ_INT(tread_worker_next(lz, &out, &end), 100); /* 3 held: waits */
+        for (int y = 0; y < 1000; y++)
+            sched_yield();
+        CHECK_EQ_INT(atomic_load(&j.steps), 4);
+        CHECK_EQ_INT(tread_worker_next(lz, &out, &end), 100); /* 2: refills */
+        while (atomic_load(&j.steps) < 6)
+            sched_yield();
+        for (int y = 0; y < 1000; y++)
+            sched_yield();
+        CHECK_EQ_INT(atomic_load(&j.steps), 6);
+        tread_worker_stop(lz);
+        job_init(&k, 4321, 6);
+        tread_worker_start(lz, step, &k);
+        CHECK_EQ_INT(drain(lz, &k, 0), 0);
+        job_init(&j, 100000, 2); /* freed while it waits for room */
+        tread_worker_start(lz, step, &j);
+        CHECK_EQ_INT(tread_worker_next(lz, &out, &end), 100);
+        tread_worker_free(lz);
+        CHECK_EQ_INT(atomic_load(&live_blocks), 0);
+    }
 
     /* many workers made and freed (threads are joined) */
     for (int i = 0; i < 50; i++) {
