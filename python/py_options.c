@@ -26,6 +26,7 @@ static const limit_kw limits[] = {
     {"max_interned_bytes", TREAD_OPT_MAX_INTERNED_BYTES, 0},
     {"range_begin", TREAD_OPT_RANGE_BEGIN, 0},
     {"range_end", TREAD_OPT_RANGE_END, 0},
+    {"read_thread", TREAD_OPT_READ_THREAD, 1},
 };
 #define N_LIMITS (sizeof limits / sizeof limits[0])
 #define NOT_GIVEN (-2)

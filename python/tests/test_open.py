@@ -84,6 +84,18 @@ def test_fileobj_and_chunking_give_the_same_events():
         assert dicts(tread.open(f)) == whole
 
 
+def test_read_thread_option_gives_the_same_events(tmp_path):
+    # a path is read ahead on a second thread by default (TREAD_OPT_READ_THREAD)
+    whole = dicts(tread.open(NODE_SAMPLE, read_thread=False))
+    assert dicts(tread.open(NODE_SAMPLE)) == whole
+    assert dicts(tread.open(NODE_SAMPLE, read_thread=True)) == whole
+    gz = tmp_path / "s.json.gz"
+    with open(NODE_SAMPLE, "rb") as f:
+        gz.write_bytes(gzip.compress(f.read()))
+    assert dicts(tread.open(str(gz))) == whole
+    assert tread.stats(str(gz), read_thread=False)["events"] == len(whole)
+
+
 def test_pathlike_and_bytes_path(tmp_path):
     import pathlib
     n = len(list(tread.open(pathlib.Path(NODE_SAMPLE))))
