@@ -4,6 +4,7 @@
 
 #include "cli_input.h"
 #include "commands.h"
+#include "stats_async.h"
 #include "stats_collect.h"
 #include "stats_ranges.h"
 #include "stats_report.h"
@@ -63,6 +64,42 @@ static int report_parser(const cli_options *opt, const stats_collector *c, const
     return rc;
 }
 
+/* Whether the parser's decompression thread has worked since the last
+ * call (stats_async_busy_fn): compressed input (gzip, zstd) is expanded
+ * there throughout, Perfetto compressed packets where they come
+ * (compressed_bytes_expanded grew). */
+struct second_core {
+    cli_input *in;
+    uint64_t expanded;
+    tread_counter *cs;
+    size_t cap;
+};
+
+static int decompressing(void *ctx)
+{
+    struct second_core *sc = ctx;
+    tread_stats s;
+    tread_get_stats(sc->in->parser, &s);
+    if (s.compression != TREAD_COMPRESSION_NONE)
+        return 1;
+    size_t n = tread_get_format_counters(sc->in->parser, NULL, 0);
+    if (n > sc->cap) {
+        tread_counter *cs = realloc(sc->cs, n * sizeof *cs);
+        if (!cs)
+            return 0;
+        sc->cs = cs;
+        sc->cap = n;
+    }
+    n = tread_get_format_counters(sc->in->parser, sc->cs, sc->cap);
+    for (size_t i = 0; i < n && i < sc->cap; i++)
+        if (strcmp(sc->cs[i].name, "compressed_bytes_expanded") == 0) {
+            int grew = sc->cs[i].value != sc->expanded;
+            sc->expanded = sc->cs[i].value;
+            return grew;
+        }
+    return 0;
+}
+
 /* An FXT file in byte ranges on several threads (stats_ranges.h). */
 static int stats_in_ranges(const cli_options *opt, int n, uint64_t size)
 {
@@ -89,7 +126,14 @@ int cmd_stats(const cli_options *opt)
         return nomem();
     }
     cli_input in;
-    int rc = cli_input_run(&in, opt, 1, stats_collector_event, c);
+    /* the collector on a thread of its own, unless one was asked for (or
+     * none can be had): stats_async.h */
+    struct second_core sc = {&in, 0, NULL, 0};
+    stats_async *sa = opt->single_thread ? NULL : stats_async_start(c, decompressing, &sc);
+    int rc = sa ? cli_input_run(&in, opt, 1, stats_async_event, sa)
+                : cli_input_run(&in, opt, 1, stats_collector_event, c);
+    stats_async_finish(sa); /* the collector is ours again */
+    free(sc.cs);
     /* A parse that failed part way still has stats worth showing; one
      * that never started (bad options, unopenable file) has none. */
     if (rc != EXIT_USAGE && in.opened) {

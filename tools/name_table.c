@@ -127,14 +127,14 @@ static int grow_arena(name_table *t, size_t need)
     return 0;
 }
 
-uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
+uint32_t name_table_intern_slow(name_table *t, const void *key, const char *s, size_t len,
                                 struct name_cache *c)
 {
     uint64_t h = str_hash(s, len);
     int found;
     uint32_t slot = find_slot(t, s, len, h, &found);
     if (found) {
-        c->ptr = s;
+        c->ptr = key;
         c->len = (uint32_t)len;
         c->id = t->slots[slot] & ID_MASK;
         return c->id;
@@ -161,7 +161,7 @@ uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
     memcpy(t->arena + t->arena_len, s, len);
     t->arena_len += (uint32_t)len;
     t->slots[slot] = id | slot_tag(h);
-    c->ptr = s;
+    c->ptr = key;
     c->len = (uint32_t)len;
     c->id = id;
     return id;

@@ -49,7 +49,7 @@ typedef struct name_table {
     /* recently interned names by address (checked by content: the same
      * address may hold another name later) */
     struct name_cache {
-        const char *ptr;
+        const void *ptr;
         uint32_t len, id;
     } cache[NAME_TABLE_CACHE];
 } name_table;
@@ -58,9 +58,25 @@ typedef struct name_table {
 int name_table_init(name_table *t);
 void name_table_free(name_table *t);
 
-/* name_table_intern past its cache (c: the cache line of s). */
-uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
+/* name_table_intern_keyed past its cache (c: the cache line of key). */
+uint32_t name_table_intern_slow(name_table *t, const void *key, const char *s, size_t len,
                                 struct name_cache *c);
+
+/* name_table_intern with the cache keyed by key, the address the name had
+ * where it came from, while s holds a copy of it (stats_async.h): a key
+ * seen again costs an equality test of the copy, no hashing. */
+static inline uint32_t name_table_intern_keyed(name_table *t, const void *key, const char *s,
+                                               size_t len)
+{
+    if (len > NAME_TABLE_MAX_NAME_LEN)
+        len = NAME_TABLE_MAX_NAME_LEN;
+    uintptr_t a = (uintptr_t)key;
+    struct name_cache *c = &t->cache[(a ^ (a >> 9)) & (NAME_TABLE_CACHE - 1)];
+    if (c->ptr == key && c->len == len && c->id &&
+        str_eq(t->arena + t->entries[c->id].str_off, s, len))
+        return c->id;
+    return name_table_intern_slow(t, key, s, len, c);
+}
 
 /* The entry index for a name, adding it if new; NAME_OTHER when the table
  * is full (or memory ran out). Inline: a name found by its address (an
@@ -68,14 +84,7 @@ uint32_t name_table_intern_slow(name_table *t, const char *s, size_t len,
  * equality test, no hashing. */
 static inline uint32_t name_table_intern(name_table *t, const char *s, size_t len)
 {
-    if (len > NAME_TABLE_MAX_NAME_LEN)
-        len = NAME_TABLE_MAX_NAME_LEN;
-    uintptr_t a = (uintptr_t)s;
-    struct name_cache *c = &t->cache[(a ^ (a >> 9)) & (NAME_TABLE_CACHE - 1)];
-    if (c->ptr == s && c->len == len && c->id &&
-        str_eq(t->arena + t->entries[c->id].str_off, s, len))
-        return c->id;
-    return name_table_intern_slow(t, s, len, c);
+    return name_table_intern_keyed(t, s, s, len);
 }
 
 static inline name_entry *name_table_entry(name_table *t, uint32_t id)

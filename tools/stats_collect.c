@@ -183,7 +183,11 @@ static void note_provider(stats_collector *c, const tread_event *ev)
 
 int stats_collector_event(void *user, const tread_event *ev)
 {
-    stats_collector *c = user;
+    return stats_collector_event_keyed(user, ev, ev->name.ptr);
+}
+
+int stats_collector_event_keyed(stats_collector *c, const tread_event *ev, const void *name_key)
+{
     if (ev->flags & TREAD_HAS_PROVIDER)
         note_provider(c, ev);
     note_time(c, ev);
@@ -193,7 +197,7 @@ int stats_collector_event(void *user, const tread_event *ev)
      * them would count every B/E slice twice. */
     uint32_t id = STATS_NO_NAME;
     if (ev->kind != TREAD_EVENT_SLICE_END && ev->name.ptr) {
-        id = name_table_intern(&c->names, ev->name.ptr, ev->name.len);
+        id = name_table_intern_keyed(&c->names, name_key, ev->name.ptr, ev->name.len);
         name_table_entry(&c->names, id)->count++;
     }
 

@@ -75,6 +75,10 @@ void stats_collector_free(stats_collector *c);
 /* A tread_callbacks.event callback; user is a stats_collector *. */
 int stats_collector_event(void *user, const tread_event *ev);
 
+/* The same for an event whose name is a copy (stats_async.h): name_key
+ * is the address the name had, for the name table's cache. */
+int stats_collector_event_keyed(stats_collector *c, const tread_event *ev, const void *name_key);
+
 /* After the parse: counts the B slices left open. */
 void stats_collector_finish(stats_collector *c);
 
