@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "cli_input.h"
+#include "stats_async.h"
 #include "stats_collect.h"
 #include "stats_report.h"
 
 typedef struct stats_run {
     stats_collector *c;
+    stats_async *sa;       /* the collector's thread, or NULL: in place */
     const tpy_options *opt;
     int cb_failed;
 } stats_run;
@@ -24,7 +26,7 @@ typedef struct stats_run {
 static int on_event(void *user, const tread_event *ev)
 {
     stats_run *s = user;
-    return stats_collector_event(s->c, ev);
+    return s->sa ? stats_async_event(s->sa, ev) : stats_collector_event(s->c, ev);
 }
 
 static int on_warning(void *user, const tread_warning *w)
@@ -140,13 +142,19 @@ PyObject *tpy_stats(PyObject *self, PyObject *args, PyObject *kwargs)
     tpy_live_parsers++;
     if (tpy_options_apply(&opt, p) != 0)
         goto done;
-    stats_run s = {c, &opt, 0};
+    /* the collector on a thread of its own, as in `tread stats` */
+    stats_probe probe = {(const tread_parser *const *)&p, 0, NULL, 0};
+    stats_run s = {c, NULL, &opt, 0};
+    if (opt.limit[TREAD_OPT_READ_THREAD] != 0)
+        s.sa = stats_async_start(c, stats_probe_decompressing, &probe);
     tread_callbacks cb = {0};
     cb.event = on_event;
     cb.warning = on_warning;
     tread_set_callbacks(p, &cb, &s);
 
     int st = run(p, &src, &s);
+    stats_async_finish(s.sa); /* the collector is ours again */
+    free(probe.cs);
     if (st == -2)
         goto done;
     cli_input in;

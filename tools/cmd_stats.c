@@ -64,42 +64,6 @@ static int report_parser(const cli_options *opt, const stats_collector *c, const
     return rc;
 }
 
-/* Whether the parser's decompression thread has worked since the last
- * call (stats_async_busy_fn): compressed input (gzip, zstd) is expanded
- * there throughout, Perfetto compressed packets where they come
- * (compressed_bytes_expanded grew). */
-struct second_core {
-    cli_input *in;
-    uint64_t expanded;
-    tread_counter *cs;
-    size_t cap;
-};
-
-static int decompressing(void *ctx)
-{
-    struct second_core *sc = ctx;
-    tread_stats s;
-    tread_get_stats(sc->in->parser, &s);
-    if (s.compression != TREAD_COMPRESSION_NONE)
-        return 1;
-    size_t n = tread_get_format_counters(sc->in->parser, NULL, 0);
-    if (n > sc->cap) {
-        tread_counter *cs = realloc(sc->cs, n * sizeof *cs);
-        if (!cs)
-            return 0;
-        sc->cs = cs;
-        sc->cap = n;
-    }
-    n = tread_get_format_counters(sc->in->parser, sc->cs, sc->cap);
-    for (size_t i = 0; i < n && i < sc->cap; i++)
-        if (strcmp(sc->cs[i].name, "compressed_bytes_expanded") == 0) {
-            int grew = sc->cs[i].value != sc->expanded;
-            sc->expanded = sc->cs[i].value;
-            return grew;
-        }
-    return 0;
-}
-
 /* An FXT file in byte ranges on several threads (stats_ranges.h). */
 static int stats_in_ranges(const cli_options *opt, int n, uint64_t size)
 {
@@ -128,12 +92,13 @@ int cmd_stats(const cli_options *opt)
     cli_input in;
     /* the collector on a thread of its own, unless one was asked for (or
      * none can be had): stats_async.h */
-    struct second_core sc = {&in, 0, NULL, 0};
-    stats_async *sa = opt->single_thread ? NULL : stats_async_start(c, decompressing, &sc);
+    stats_probe probe = {(const tread_parser *const *)&in.parser, 0, NULL, 0};
+    stats_async *sa = opt->single_thread ? NULL
+                                         : stats_async_start(c, stats_probe_decompressing, &probe);
     int rc = sa ? cli_input_run(&in, opt, 1, stats_async_event, sa)
                 : cli_input_run(&in, opt, 1, stats_collector_event, c);
     stats_async_finish(sa); /* the collector is ours again */
-    free(sc.cs);
+    free(probe.cs);
     /* A parse that failed part way still has stats worth showing; one
      * that never started (bad options, unopenable file) has none. */
     if (rc != EXIT_USAGE && in.opened) {

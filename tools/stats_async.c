@@ -264,6 +264,32 @@ int stats_async_event(void *user, const tread_event *ev)
     return 0;
 }
 
+int stats_probe_decompressing(void *arg)
+{
+    stats_probe *pr = arg;
+    const tread_parser *p = *pr->parser;
+    tread_stats s;
+    tread_get_stats(p, &s);
+    if (s.compression != TREAD_COMPRESSION_NONE)
+        return 1;
+    size_t n = tread_get_format_counters(p, NULL, 0);
+    if (n > pr->cap) {
+        tread_counter *cs = realloc(pr->cs, n * sizeof *cs);
+        if (!cs)
+            return 0;
+        pr->cs = cs;
+        pr->cap = n;
+    }
+    n = tread_get_format_counters(p, pr->cs, pr->cap);
+    for (size_t i = 0; i < n && i < pr->cap; i++)
+        if (strcmp(pr->cs[i].name, "compressed_bytes_expanded") == 0) {
+            int grew = pr->cs[i].value != pr->expanded;
+            pr->expanded = pr->cs[i].value;
+            return grew;
+        }
+    return 0;
+}
+
 void stats_async_finish(stats_async *a)
 {
     if (!a)

@@ -27,6 +27,19 @@ typedef struct stats_async stats_async;
  * parser's decompression thread): then the collector runs in place. */
 typedef int (*stats_async_busy_fn)(void *ctx);
 
+/* A stats_async_busy_fn for a parser: whether its decompression thread
+ * has worked since the last call. Compressed input (gzip, zstd) is
+ * expanded there throughout, Perfetto compressed packets where they come
+ * (its compressed_bytes_expanded counter grew). Zero it but for parser;
+ * free cs after. */
+typedef struct stats_probe {
+    const tread_parser *const *parser; /* where the parser will be */
+    uint64_t expanded;
+    tread_counter *cs;
+    size_t cap;
+} stats_probe;
+int stats_probe_decompressing(void *probe);
+
 /* NULL when memory or a thread cannot be had. busy (may be NULL) is
  * called from stats_async_event, each time a batch is handed over and
  * every SA_PROBE_EVENTS events while collecting in place. */

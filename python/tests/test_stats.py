@@ -32,6 +32,26 @@ def test_corpus_equals_cli(name):
     assert tread.stats(path, warnings="ignore") == cli_stats(path)
 
 
+def test_collector_thread_gives_the_same_stats(tmp_path):
+    # by default the statistics are gathered on a thread of their own;
+    # read_thread=False gathers them in place
+    big = write(tmp_path, "big.json", trace(*[
+        {"name": "n%d" % (i % 97), "ph": "BE"[i % 2], "ts": i, "pid": 1 + i % 3,
+         "tid": i % 7} for i in range(60000)]))
+    for path in (NODE_SAMPLE, big):
+        assert tread.stats(path) == tread.stats(path, read_thread=False)
+    with open(big, "rb") as f:
+        assert tread.stats(f)["events"] == 60000
+
+
+@pytest.mark.parametrize("name", [
+    "perfetto/sdk_medium_deflate.pftrace", "perfetto/chromium_startup.pftrace"])
+def test_corpus_collector_thread(name):
+    path = corpus_file(name)
+    assert tread.stats(path, warnings="ignore") == \
+        tread.stats(path, warnings="ignore", read_thread=False)
+
+
 def test_error_carries_the_stats(tmp_path):
     good = {"name": "a", "ph": "X", "ts": 1, "dur": 1, "pid": 1, "tid": 1}
     path = write(tmp_path, "bad.json", trace(good, '{"name": }'))
