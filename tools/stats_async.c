@@ -163,13 +163,11 @@ static void hand_over(stats_async *a)
     a->pos = 0;
 }
 
-/* Room for size bytes in the batch: 0, or 1 when the event is to be
- * collected in place, as every one after it while the second core is
- * busy (asked each time a batch is handed over; the thread is idle). */
-static int make_room(stats_async *a, size_t size)
+/* The batch is full: hands it over. Returns 0, or 1 when the event is
+ * to be collected in place, as every one after it while the second core
+ * is busy (asked each time a batch is handed over; the thread is idle). */
+static int next_batch(stats_async *a)
 {
-    if (a->pos + size <= SA_BATCH)
-        return 0;
     hand_over(a);
     if (!a->busy || !a->busy(a->busy_ctx))
         return 0;
@@ -221,7 +219,7 @@ static int rare_event(stats_async *a, const tread_event *ev)
         drain(a);
         return stats_collector_event(a->c, ev);
     }
-    if (make_room(a, size))
+    if (a->pos + size > SA_BATCH && next_batch(a))
         return stats_collector_event(a->c, ev);
     unsigned char *at = put_rec(a, ev, size, sizeof(sa_extras));
     sa_extras e;
@@ -258,7 +256,7 @@ int stats_async_event(void *user, const tread_event *ev)
         ev->kind == TREAD_EVENT_METADATA || ev->name.len > SA_BATCH / 2)
         return rare_event(a, ev);
     size_t size = pad8(sizeof(sa_rec) + ev->name.len);
-    if (make_room(a, size))
+    if (a->pos + size > SA_BATCH && next_batch(a))
         return stats_collector_event(a->c, ev);
     put_rec(a, ev, size, 0);
     return 0;
