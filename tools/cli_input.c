@@ -65,10 +65,11 @@ static int configure_parser(tread_parser *p, const cli_options *opt, int report)
     if (rc == 0 && opt->max_string_bytes > 0)
         rc = config_parser(p, TREAD_OPT_MAX_STRING_BYTES, opt->max_string_bytes,
                            "--max-string-bytes", report);
-    if (rc == 0 && opt->single_thread)
+    if (rc == 0 && opt->single_thread) {
         rc = config_parser(p, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread", report);
-    if (rc == 0 && opt->single_thread)
-        rc = config_parser(p, TREAD_OPT_READ_THREAD, 0, "--single-thread", report);
+        if (rc == 0)
+            rc = config_parser(p, TREAD_OPT_READ_THREAD, 0, "--single-thread", report);
+    }
     /* Warnings beyond the printed ones need no callback; the stats still
      * count them all. Best effort: diag caps them as well. */
     if (rc == 0)
