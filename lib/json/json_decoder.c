@@ -296,6 +296,7 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
         size_t c = yajl_get_bytes_consumed(d->yh);
         const unsigned char *b = d->slice_data;
         size_t found = 0; /* 1 + the quote's index in the slice */
+        int run_at_start = 0; /* its backslashes reach the slice's start */
         for (size_t k = c >= 2 ? c - 1 : 0; b && k-- > 0;) {
             if (b[k] != '"')
                 continue;
@@ -304,16 +305,20 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
                 bs++;
             if (bs % 2 == 0) {
                 found = k + 1;
+                run_at_start = bs == k;
                 break;
             }
         }
-        /* No quote in the slice (or only at its first byte, which a held
-         * backslash may escape): the slice is the rest of a held token,
-         * and the string starts where that token did. A later string of
-         * the same slice has its quote inside it. */
+        /* No quote in the slice, or only one that a held backslash may
+         * escape (at its first byte, or after backslashes from its first
+         * byte on: backslashes stand only inside a string, so that quote is
+         * in the held token): the slice is the rest of a held token, and
+         * the string starts where that token did. A later string of the
+         * same slice has its quote inside it, after a byte that is no
+         * backslash. */
         int rest = d->slice_off != 0 && d->slice_off == d->filter.held_rest_off &&
                    d->filter.held.len == 0;
-        if (rest && found <= 1)
+        if (rest && (found <= 1 || run_at_start))
             d->str_start = d->filter.held_tok_off;
         else if (found)
             d->str_start = d->slice_off + (found - 1);

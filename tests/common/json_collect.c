@@ -187,6 +187,32 @@ void all_chunkings_agree(const void *buf, size_t len, const int64_t *opts, int l
     dump_free(&base);
 }
 
+/* The same for every chunk size from 1 to len, so that the first cut
+ * falls on every byte once: for small inputs whose tokens must survive a
+ * cut anywhere (a top-level string's escapes, say). */
+void every_chunk_size_agrees(const void *buf, size_t len, const int64_t *opts, int line)
+{
+    dump base;
+    dump_init(&base);
+    dump_parse(&base, buf, len, 0, opts);
+    for (size_t chunk = 1; chunk <= len; chunk++) {
+        dump d;
+        dump_init(&d);
+        dump_parse(&d, buf, len, chunk, opts);
+        int same = strcmp(base.text, d.text) == 0;
+        CHECK(same);
+        if (!same) {
+            fprintf(stderr, "  input of line %d: chunk size %zu gives another dump\n", line,
+                    chunk);
+            dump_show_difference(base.text, d.text);
+        }
+        dump_free(&d);
+        if (!same)
+            break;
+    }
+    dump_free(&base);
+}
+
 /* Parses buf in one piece with the collecting callbacks (into C), then
  * runs the chunking check on the same input and options. */
 void parse_at(const void *buf, size_t len, const int64_t *opts, int line)

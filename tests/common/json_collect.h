@@ -95,6 +95,7 @@ int on_event_collect(void *user, const tread_event *ev);
 int on_warning_collect(void *user, const tread_warning *w);
 int on_raw_collect(void *user, const tread_json_raw *raw);
 void all_chunkings_agree(const void *buf, size_t len, const int64_t *opts, int line);
+void every_chunk_size_agrees(const void *buf, size_t len, const int64_t *opts, int line);
 void parse_at(const void *buf, size_t len, const int64_t *opts, int line);
 size_t count_warnings(tread_warning_kind k);
 const cwarn *find_warning(tread_warning_kind k);

@@ -95,6 +95,21 @@ static void test_top_level_string_offset(void)
         CHECK_EQ_INT(C.nraw, 4);
         if (C.nraw == 4)
             CHECK_EQ_INT(C.raw[0].offset, offset_of(doc, "\"x\\\"", 0));
+        every_chunk_size_agrees(doc, strlen(doc), PATHS[k], __LINE__);
+    }
+    /* Regression (fixed, found by fuzz_pipeline): a cut after the first
+     * backslash of \\\" left a slice starting \\" whose quote, escaped by
+     * the held backslash, was taken for the string's opening quote. */
+    const char *cut = "{\"traceEvents\":[],\"s\":\"a\\\\\\\"ph\",\"t\":\"\\\\\\\\\\\"q\"}";
+    for (int k = 0; k < 2; k++) {
+        PARSE_OPTS(cut, PATHS[k]);
+        CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+        CHECK_EQ_INT(C.nev, 2);
+        if (C.nev == 2) {
+            CHECK_EQ_INT(C.ev[0].offset, offset_of(cut, "\"a\\", 0));
+            CHECK_EQ_INT(C.ev[1].offset, offset_of(cut, "\"\\\\", 0));
+        }
+        every_chunk_size_agrees(cut, strlen(cut), PATHS[k], __LINE__);
     }
 }
 
