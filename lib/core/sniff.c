@@ -196,9 +196,10 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
     /* Text: ftrace and systrace HTML (see corpus/ftrace/GRAMMAR.md). */
     size_t window = n - i < 128 ? n - i : 128;
     /* the text rules look at 128 bytes (and the 2 of a zlib header after
-     * a ctrace "TRACE:\n" ending there): decide on them only, whatever
+     * a ctrace "TRACE:\n" ending there), and at the 14 of "<!doctype
+     * html" where blanks and comments end: decide on them only, whatever
      * the chunking */
-    if (n - i < 128 + 2 && !final && n < TREAD_SNIFF_MAX)
+    if ((n - i < 128 + 2 || n - j < 14) && !final && n < TREAD_SNIFF_MAX)
         return *need_more = 1, TREAD_FORMAT_UNKNOWN;
     const unsigned char *t = d + i;
     if (has_prefix_ci(t + (j - i), n - j, "<!doctype html") || has_prefix_ci(t + (j - i), n - j, "<html"))

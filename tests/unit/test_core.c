@@ -108,6 +108,26 @@ static void test_sniff(void)
     a = parse_text(longlen, sizeof longlen - 1, 1, NULL);
     CHECK(strstr(a, "format=perfetto") == NULL);
     free(a);
+    /* an HTML page after a comment line: systrace for every chunk size
+     * (cut a few bytes into "<html", it read as ftrace, whose "# tracer"
+     * stood in the first 128 bytes; found by fuzz_pipeline) */
+    const char *cm = "// a comment line that holds # tracer and runs on past the 128 bytes "
+                     "that the text rules look at, to where its newline ends it at last .....\n"
+                     "<html><head></head><body><script class=\"trace-data\">\n"
+                     "# tracer: nop\n</script></body></html>\n";
+    char *whole = parse_text(cm, strlen(cm), 0, NULL);
+    CHECK(strstr(whole, "format=systrace") != NULL);
+    for (size_t chunk = 1; chunk <= strlen(cm); chunk++) {
+        a = parse_text(cm, strlen(cm), chunk, NULL);
+        int same = strcmp(a, whole) == 0;
+        CHECK(same);
+        free(a);
+        if (!same) {
+            fprintf(stderr, "  chunk size %zu sniffs otherwise\n", chunk);
+            break;
+        }
+    }
+    free(whole);
     /* blanks first: "\n\n" must not read as a Perfetto packet header */
     const char *ws = "\n\n   \t [{\"ph\":\"i\"}]";
     a = parse_text(ws, strlen(ws), 1, NULL);
