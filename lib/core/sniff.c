@@ -199,10 +199,11 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
      * a ctrace "TRACE:\n" ending there), and at the 14 of "<!doctype
      * html" where blanks and comments end: decide on them only, whatever
      * the chunking */
-    if ((n - i < 128 + 2 || n - j < 14) && !final && n < TREAD_SNIFF_MAX)
+    static const char doctype[] = "<!doctype html";
+    if ((n - i < 128 + 2 || n - j < sizeof doctype - 1) && !final && n < TREAD_SNIFF_MAX)
         return *need_more = 1, TREAD_FORMAT_UNKNOWN;
     const unsigned char *t = d + i;
-    if (has_prefix_ci(t + (j - i), n - j, "<!doctype html") || has_prefix_ci(t + (j - i), n - j, "<html"))
+    if (has_prefix_ci(t + (j - i), n - j, doctype) || has_prefix_ci(t + (j - i), n - j, "<html"))
         return TREAD_FORMAT_SYSTRACE;
     /* ctrace: "TRACE:\n" (atrace's marker, after whatever adb printed)
      * then a zlib header (78 01/5e/9c/da) */

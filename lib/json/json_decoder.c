@@ -318,7 +318,7 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
          * backslash. */
         int rest = d->slice_off != 0 && d->slice_off == d->filter.held_rest_off &&
                    d->filter.held.len == 0;
-        if (rest && (found <= 1 || run_at_start))
+        if (rest && (!found || run_at_start))
             d->str_start = d->filter.held_tok_off;
         else if (found)
             d->str_start = d->slice_off + (found - 1);

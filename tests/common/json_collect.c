@@ -145,25 +145,31 @@ const tread_callbacks collect_callbacks = {.event = on_event_collect,
  * bound the resumes (dump.max_stops), so a parser that paused forever
  * would fail the check instead of hanging it. */
 
+/* Whether the dump in chunks of chunk bytes equals base's (checked). */
+static int chunk_agrees(const dump *base, const void *buf, size_t len, size_t chunk,
+                        const int64_t *opts, int line)
+{
+    dump d;
+    dump_init(&d);
+    dump_parse(&d, buf, len, chunk, opts);
+    int same = strcmp(base->text, d.text) == 0;
+    CHECK(same);
+    if (!same) {
+        fprintf(stderr, "  input of line %d: chunk size %zu gives another dump\n", line, chunk);
+        dump_show_difference(base->text, d.text);
+    }
+    dump_free(&d);
+    return same;
+}
+
 void all_chunkings_agree(const void *buf, size_t len, const int64_t *opts, int line)
 {
     dump base;
     dump_init(&base);
     dump_parse(&base, buf, len, 0, opts);
     static const size_t chunks[] = {1, 7};
-    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
-        dump d;
-        dump_init(&d);
-        dump_parse(&d, buf, len, chunks[i], opts);
-        int same = strcmp(base.text, d.text) == 0;
-        CHECK(same);
-        if (!same) {
-            fprintf(stderr, "  input of line %d: chunk size %zu gives another dump\n", line,
-                    chunks[i]);
-            dump_show_difference(base.text, d.text);
-        }
-        dump_free(&d);
-    }
+    for (size_t i = 0; i < sizeof chunks / sizeof chunks[0]; i++)
+        (void)chunk_agrees(&base, buf, len, chunks[i], opts, line);
     static const size_t stop_chunks[] = {0, 1, 7};
     for (size_t i = 0; i < sizeof stop_chunks / sizeof stop_chunks[0]; i++) {
         dump d;
@@ -195,21 +201,9 @@ void every_chunk_size_agrees(const void *buf, size_t len, const int64_t *opts, i
     dump base;
     dump_init(&base);
     dump_parse(&base, buf, len, 0, opts);
-    for (size_t chunk = 1; chunk <= len; chunk++) {
-        dump d;
-        dump_init(&d);
-        dump_parse(&d, buf, len, chunk, opts);
-        int same = strcmp(base.text, d.text) == 0;
-        CHECK(same);
-        if (!same) {
-            fprintf(stderr, "  input of line %d: chunk size %zu gives another dump\n", line,
-                    chunk);
-            dump_show_difference(base.text, d.text);
-        }
-        dump_free(&d);
-        if (!same)
+    for (size_t chunk = 1; chunk <= len; chunk++)
+        if (!chunk_agrees(&base, buf, len, chunk, opts, line))
             break;
-    }
     dump_free(&base);
 }
 
