@@ -40,5 +40,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_compare(&out[0], &out[1]);
     fuzz_compare_errors(&out[0], &out[1]);
+    fuzz_compare_counts(&out[0], &out[1]);
     return 0;
 }

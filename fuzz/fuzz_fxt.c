@@ -69,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_compare(&out[0], &out[1]);
     fuzz_compare_errors(&out[0], &out[1]);
+    fuzz_compare_counts(&out[0], &out[1]);
 
     /* Byte ranges: [0, cut) and [cut, end), chunked and paused, report
      * between them what the whole does (the digest of the second goes on

@@ -78,5 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_compare(&out[0], &out[1]);
     fuzz_compare_errors(&out[0], &out[1]);
     fuzz_compare(&out[0], &out[2]);
+    /* the same reader whole and stressed: the same statistics and counters */
+    fuzz_compare_counts(&out[o.stressed_fast ? 1 : 0], &out[2]);
     return 0;
 }

@@ -16,6 +16,10 @@
  * codec keeps containers balanced and depth within TREAD_ARGS_ITER_MAX_NEST,
  * does not fail where the deepest walk succeeded, and finds its first
  * top-level key.
+ *
+ * Every step of a walk is checked, however many there are: the running
+ * hash after each step is kept in an array that grows with the walk (a
+ * fixed one of 4097 entries was read past its end by longer walks).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,15 +39,14 @@ static const char *const types[] = {
     "perfetto.protos.ProtoLogMessage",
 };
 
-#define MAX_STEPS 4096
-
 typedef struct rec {
     const unsigned char *base;
     size_t len;
     int max_depth;
     int open[TREAD_PF_WALK_MAX_DEPTH_LIMIT + 1];
     int depth;
-    uint64_t hash[MAX_STEPS + 1]; /* running hash after each step */
+    uint64_t *hash;               /* running hash after each step */
+    size_t cap;                   /* entries allocated in hash */
     size_t steps;
     size_t stop_at;               /* stop after this step (SIZE_MAX: no) */
     int skip_all;
@@ -93,8 +96,15 @@ static int on_step(void *user, const tread_perfetto_field *f)
     if (f->name)
         for (const char *c = f->name; *c; c++)
             h = mix(h, (unsigned char)*c);
-    if (r->steps < MAX_STEPS)
-        r->hash[r->steps] = h;
+    if (r->steps == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 1024;
+        uint64_t *g = realloc(r->hash, cap * sizeof *g);
+        if (!g)
+            fuzz_fail("walk: out of memory for the step hashes");
+        r->hash = g;
+        r->cap = cap;
+    }
+    r->hash[r->steps] = h;
     size_t k = r->steps++;
     if (f->step == TREAD_PF_MESSAGE_BEGIN) {
         if (r->skip_all)
@@ -197,19 +207,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     int rc = run(r, t, max_depth, &res);
     size_t full = r->steps;
-    uint64_t *hashes = malloc(sizeof r->hash);
-    if (hashes) {
-        memcpy(hashes, r->hash, sizeof r->hash);
-        /* stopped at step k: exactly the first k + 1 steps, same contents */
-        if (full > 0) {
-            size_t k = (size_t)(data[1] * 7919u + size) % full;
-            r->stop_at = k;
-            if (run(r, t, max_depth, &res) != 99 || r->steps != k + 1)
-                fuzz_fail("walk: a stop did not stop at once");
-            if (k < MAX_STEPS && r->hash[k] != hashes[k])
-                fuzz_fail("walk: a stopped walk differs from the full one");
-            r->stop_at = SIZE_MAX;
-        }
+    /* stopped at step k: exactly the first k + 1 steps, same contents */
+    if (full > 0) {
+        uint64_t *hashes = malloc(full * sizeof *hashes);
+        if (!hashes)
+            fuzz_fail("walk: out of memory for the step hashes");
+        memcpy(hashes, r->hash, full * sizeof *hashes);
+        size_t k = (size_t)(data[1] * 7919u + size) % full;
+        r->stop_at = k;
+        if (run(r, t, max_depth, &res) != 99 || r->steps != k + 1)
+            fuzz_fail("walk: a stop did not stop at once");
+        if (memcmp(r->hash, hashes, (k + 1) * sizeof *hashes) != 0)
+            fuzz_fail("walk: a stopped walk differs from the full one");
+        r->stop_at = SIZE_MAX;
         free(hashes);
     }
     /* skipping every message: only depth-0 steps */
@@ -223,6 +233,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == 0 && rc_deep != 0)
         fuzz_fail("walk: a larger max_depth failed");
     check_args(t, p, n, rc_deep == 0);
+    free(r->hash);
     free(r);
     free(p);
     return 0;

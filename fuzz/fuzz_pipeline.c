@@ -11,7 +11,8 @@
  * with compressed data expanded inline (the reference), and then in random
  * chunks with pauses with it expanded on the decompression thread
  * (TREAD_OPT_DECOMPRESS_THREAD 1: the allocator is thread-safe), and both
- * runs must agree.
+ * runs must agree: callbacks and their contents, how the parse ends, and
+ * (when it ends well) the final statistics and every format counter.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -155,7 +156,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (ca.live != 0)
             fuzz_fail("memory still allocated after tread_parser_free");
     }
-    if (!fail_after)
+    if (!fail_after) {
         fuzz_compare(&out[0], &out[1]);
+        fuzz_compare_counts(&out[0], &out[1]);
+    }
     return 0;
 }

@@ -530,6 +530,17 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
         s = settle(p, &st, tread_finish(p), before);
     }
     out->status = s;
+    tread_get_stats(p, &out->stats);
+    {
+        tread_counter cs[FUZZ_MAX_COUNTERS];
+        size_t n = tread_get_format_counters(p, cs, FUZZ_MAX_COUNTERS);
+        out->ncounters = n;
+        for (size_t i = 0; i < n && i < FUZZ_MAX_COUNTERS; i++) {
+            snprintf(out->counters[i].name, sizeof out->counters[i].name, "%s",
+                     cs[i].name ? cs[i].name : "");
+            out->counters[i].value = cs[i].value;
+        }
+    }
     if (s == TREAD_STATUS_ERROR) {
         check_error(p);
         if (st.verbose)
@@ -578,4 +589,59 @@ void fuzz_compare(const fuzz_outcome *ref, const fuzz_outcome *run)
                 (unsigned long long)run->warnings, (unsigned long long)run->records);
         fuzz_fail("chunking or pausing changes the callbacks or their contents");
     }
+}
+
+/* One line per statistic that differs; returns how many did. */
+static int stat_differs(const char *name, int index, uint64_t a, uint64_t b)
+{
+    if (a == b)
+        return 0;
+    char at[16] = "";
+    if (index >= 0)
+        snprintf(at, sizeof at, "[%d]", index);
+    fprintf(stderr, "fuzz: tread_stats.%s%s: %llu in the reference run, %llu in the stressed one\n",
+            name, at, (unsigned long long)a, (unsigned long long)b);
+    return 1;
+}
+
+void fuzz_compare_counts(const fuzz_outcome *ref, const fuzz_outcome *run)
+{
+    if (ref->stopped || run->stopped || ref->status != TREAD_STATUS_OK ||
+        run->status != TREAD_STATUS_OK)
+        return; /* fed different amounts, or stopped where an error was found */
+    const tread_stats *a = &ref->stats, *b = &run->stats;
+    int bad = 0;
+    bad += stat_differs("bytes_in", -1, a->bytes_in, b->bytes_in);
+    bad += stat_differs("bytes_decoded", -1, a->bytes_decoded, b->bytes_decoded);
+    bad += stat_differs("format", -1, (uint64_t)a->format, (uint64_t)b->format);
+    bad += stat_differs("compression", -1, (uint64_t)a->compression, (uint64_t)b->compression);
+    bad += stat_differs("events", -1, a->events, b->events);
+    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
+        bad += stat_differs("events_by_kind", k, a->events_by_kind[k], b->events_by_kind[k]);
+    bad += stat_differs("warnings", -1, a->warnings, b->warnings);
+    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++)
+        bad += stat_differs("warnings_by_kind", k, a->warnings_by_kind[k],
+                            b->warnings_by_kind[k]);
+    bad += stat_differs("records", -1, a->records, b->records);
+    if (bad)
+        fuzz_fail("chunking or pausing changes the final statistics");
+    if (ref->ncounters != run->ncounters) {
+        fprintf(stderr, "fuzz: %zu format counters in the reference run, %zu in the stressed one\n",
+                ref->ncounters, run->ncounters);
+        bad = 1;
+    }
+    size_t n = ref->ncounters < run->ncounters ? ref->ncounters : run->ncounters;
+    if (n > FUZZ_MAX_COUNTERS)
+        n = FUZZ_MAX_COUNTERS;
+    for (size_t i = 0; i < n; i++) {
+        const struct fuzz_counter *x = &ref->counters[i], *y = &run->counters[i];
+        if (strcmp(x->name, y->name) != 0 || x->value != y->value) {
+            fprintf(stderr, "fuzz: format counter %zu: %s = %llu in the reference run, "
+                    "%s = %llu in the stressed one\n", i, x->name,
+                    (unsigned long long)x->value, y->name, (unsigned long long)y->value);
+            bad = 1;
+        }
+    }
+    if (bad)
+        fuzz_fail("chunking or pausing changes the format counters");
 }

@@ -46,6 +46,8 @@ typedef struct fuzz_plan {
                                  run goes on from the one before */
 } fuzz_plan;
 
+#define FUZZ_MAX_COUNTERS 160
+
 /* What one run delivered. */
 typedef struct fuzz_outcome {
     uint64_t digest;          /* hash of every callback and its contents */
@@ -55,6 +57,14 @@ typedef struct fuzz_outcome {
     uint64_t error_offset;
     char error_message[256];
     int stopped;              /* fed only part of the input (budget) */
+    tread_stats stats;        /* tread_get_stats at the end of the run */
+    size_t ncounters;         /* tread_get_format_counters at the end: how
+                                 many in all, the first FUZZ_MAX_COUNTERS
+                                 copied */
+    struct fuzz_counter {
+        char name[64];
+        uint64_t value;
+    } counters[FUZZ_MAX_COUNTERS];
 } fuzz_outcome;
 
 /* Parses data with p (configured, callbacks not set) following the plan. */
@@ -63,6 +73,13 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
 
 /* Fails unless the two runs delivered the same thing. */
 void fuzz_compare(const fuzz_outcome *reference, const fuzz_outcome *stressed);
+
+/* Fails unless the two runs, fed the same input with the same options
+ * (chunking and pausing aside) and both ending without an error, end with
+ * the same statistics (tread_get_stats, fast_records aside: how many
+ * records a fast path takes depends on where the feeds cut) and the same
+ * format counters (tread_get_format_counters: names, order, values). */
+void fuzz_compare_counts(const fuzz_outcome *reference, const fuzz_outcome *stressed);
 
 /* Fails unless the two runs' errors have the same offset and message
  * (for runs fed the same way: where an error is found may depend on the

@@ -62,6 +62,7 @@ int sys_sub_init(sys_sub *s, tread_parser *p, tread_format fallback, const char 
     s->what = what;
     s->off = off;
     s->buf_off = off;
+    s->next_off = off;
     s->buf = tread_malloc(&p->alloc, SYS_SUB_STAGE);
     if (!s->buf) {
         tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory");
@@ -191,6 +192,10 @@ static tread_status nested_feed(sys_sub *s, const unsigned char *d, size_t n, ui
     p->dec_offset = saved;
     p->stats.format = saved_fmt;
     s->resume = st == TREAD_STATUS_PAUSED;
+    /* whether the bytes were staged or passed zero-copy (buf_off only
+     * follows the staged ones): the same offset whatever the feeding */
+    if (d)
+        s->next_off = off + *consumed;
     if (st == TREAD_STATUS_ERROR) {
         *consumed = n;
         return nested_failed(s, saved_state);
@@ -210,7 +215,7 @@ tread_status sys_sub_flush(sys_sub *s, int final)
     if (s->resume) {
         /* the nested decoder finishes what it stopped in first */
         size_t c;
-        tread_status st = nested_feed(s, NULL, 0, s->buf_off, &c);
+        tread_status st = nested_feed(s, NULL, 0, s->next_off, &c);
         if (st != TREAD_STATUS_OK || s->dead)
             return st;
     }
@@ -292,7 +297,9 @@ tread_status sys_sub_finish(sys_sub *s)
         uint64_t saved = p->dec_offset;
         tread_format saved_fmt = p->stats.format;
         p->stats.format = s->ops->format;
-        p->dec_offset = s->buf_off;
+        /* the end of the sub-trace's input, for the nested decoder's
+         * end-of-input reports (all staged bytes were fed above) */
+        p->dec_offset = s->next_off;
         st = s->ops->finish(s->dec);
         p->dec_offset = saved;
         p->stats.format = saved_fmt;

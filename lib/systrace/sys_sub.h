@@ -58,6 +58,9 @@ typedef struct sys_sub {
     unsigned char *buf;     /* staged bytes [head, head + len) */
     size_t head, len;
     uint64_t buf_off;       /* container offset the staged bytes stand for */
+    uint64_t next_off;      /* container offset just past what the nested
+                               decoder took, staged or passed: where a paused
+                               one resumes, where its input ends at finish */
 } sys_sub;
 
 /* Starts a sub-trace at container offset off. Returns 0, or -1 when out of

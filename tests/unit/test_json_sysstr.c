@@ -88,6 +88,36 @@ static void test_nested_json(void)
     }
 }
 
+/* A JSON trace in the string, cut short and longer than the sniffer's
+ * window (4096 bytes): the nested decoder's "missing ]" lies at the end of
+ * the sub-trace, the string's offset plus its unescaped length (a
+ * sub-trace's bytes after unescaping have no input offset of their own),
+ * whatever the chunking. */
+static void test_nested_json_cut(void)
+{
+    static char inner[8192], esc[16384];
+    size_t o = (size_t)snprintf(inner, sizeof inner, "[{\"ph\":\"i\",\"name\":\"in\",\"ts\":1,"
+                                                     "\"args\":{\"pad\":\"");
+    while (o < 6000)
+        inner[o++] = 'a';
+    o += (size_t)snprintf(inner + o, sizeof inner - o, "\"}}");
+    size_t e = 0;
+    for (size_t i = 0; i < o; i++) {
+        if (inner[i] == '"')
+            esc[e++] = '\\';
+        esc[e++] = inner[i];
+    }
+    esc[e] = 0;
+    size_t n = (size_t)snprintf(buf, sizeof buf,
+                                "{\"systemTraceEvents\":\"%s\",\"traceEvents\":[" EV "]}", esc);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 2);
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_MISSING_END), 1);
+    CHECK(has_warning_at(TREAD_WARN_MISSING_END, offset_of(buf, "[{", 0) + o));
+    every_chunk_size_agrees(buf, n, NULL, __LINE__);
+}
+
 static void test_damaged(void)
 {
     /* cut inside the string: its events are kept, the cut said */
@@ -147,6 +177,7 @@ int main(void)
     test_unicode();
     test_longer_than_string_limit();
     test_nested_json();
+    test_nested_json_cut();
     test_damaged();
     test_not_streamed();
     return TEST_EXIT();

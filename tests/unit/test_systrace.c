@@ -196,6 +196,92 @@ static void test_ctrace(void)
     CHECK(C.nev >= 3);
 }
 
+/* A JSON trace cut short, longer than the sniffer's window
+ * (TREAD_SNIFF_MAX, 4096 bytes): a sub-trace holds its first bytes to
+ * sniff them, then passes the rest zero-copy. Its "missing }" is said at
+ * the end of its input. */
+static size_t cut_json(char *out, size_t cap)
+{
+    char pad[6001];
+    memset(pad, 'a', sizeof pad - 1);
+    pad[sizeof pad - 1] = 0;
+    return (size_t)snprintf(out, cap,
+                            "{\"traceEvents\":[{\"ph\":\"i\",\"name\":\"j\",\"ts\":5,\"pid\":1,"
+                            "\"tid\":2},\n{\"ph\":\"i\",\"name\":\"k\",\"ts\":6,\"pid\":1,"
+                            "\"tid\":2,\"args\":{\"pad\":\"%s\"}}]",
+                            pad);
+}
+
+/* The offsets a nested decoder reports when its input ends are the same
+ * whatever the feeding: every chunk size from 1 byte to the whole (the
+ * end offset once came from where the last staged bytes ended, so it
+ * depended on which bytes were staged and which passed). */
+static void test_end_offsets(void)
+{
+    static char json[8192], b[16384];
+    size_t jn = cut_json(json, sizeof json);
+
+    /* a text block with no </script>: the input's end */
+    size_t n = (size_t)snprintf(buf, sizeof buf,
+                                "<html><script class=\"trace-data\" type=\"text\">\n%s", json);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 2);
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_MISSING_END), 1);
+    CHECK(has_warning_at(TREAD_WARN_MISSING_END, n));
+    every_chunk_size_agrees(buf, n, NULL, __LINE__);
+
+    /* a text block closed by </script>: where its text ends */
+    n = (size_t)snprintf(buf, sizeof buf,
+                         "<html><script class=\"trace-data\">\n%s\n</script></html>\n", json);
+    PARSE(buf);
+    CHECK_EQ_INT(C.nev, 2);
+    CHECK(has_warning_at(TREAD_WARN_MISSING_END, offset_of(buf, "</script>", 0)));
+    every_chunk_size_agrees(buf, n, NULL, __LINE__);
+
+    /* ctrace with text after "TRACE:" (not zlib; the sniffer calls that
+     * ftrace, so the format is forced): the input's end */
+    static const int64_t systrace[] = {TREAD_OPT_FORMAT, TREAD_FORMAT_SYSTRACE, 0};
+    n = (size_t)snprintf(buf, sizeof buf, "TRACE:\n%s", json);
+    PARSE_OPTS(buf, systrace);
+    CHECK_EQ_INT(C.nev, 2);
+    CHECK(has_warning_at(TREAD_WARN_MISSING_END, n));
+    every_chunk_size_agrees(buf, n, systrace, __LINE__);
+
+    /* base64 of zlib: a transformed block's sub-trace offsets are the
+     * block's offset plus the bytes decoded, its end too */
+    static unsigned char z[8192];
+    size_t zn = deflate_to(json, 15, z, sizeof z);
+    b64(z, zn, b);
+    n = (size_t)snprintf(buf, sizeof buf,
+                         "<html><script class=\"trace-data\">\n%s\n</script></html>\n", b);
+    PARSE(buf);
+    CHECK_EQ_INT(C.nev, 2);
+    CHECK(has_warning_at(TREAD_WARN_MISSING_END, offset_of(buf, "<script", 0) + jn));
+    every_chunk_size_agrees(buf, n, NULL, __LINE__);
+
+    /* the same without </script> */
+    n = (size_t)snprintf(buf, sizeof buf, "<html><script class=\"trace-data\">\n%s", b);
+    PARSE(buf);
+    CHECK_EQ_INT(C.nev, 2);
+    CHECK(has_warning_at(TREAD_WARN_MISSING_END, offset_of(buf, "<script", 0) + jn));
+    every_chunk_size_agrees(buf, n, NULL, __LINE__);
+
+    /* ftrace text longer than the window, its last line cut: the event of
+     * that line at the line's start */
+    size_t o = (size_t)snprintf(buf, sizeof buf, "<html><script class=\"trace-data\">\n");
+    for (int i = 0; o < 6000; i++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "# a comment line %d of the header\n", i);
+    n = o + (size_t)snprintf(buf + o, sizeof buf - o,
+                             "             foo-12    [000] .....   100.000002: "
+                             "tracing_mark_write: B|12|last");
+    PARSE(buf);
+    CHECK_EQ_INT(C.nev, 1);
+    if (C.nev == 1)
+        CHECK_EQ_INT(C.ev[0].offset, o);
+    every_chunk_size_agrees(buf, n, NULL, __LINE__);
+}
+
 static void test_damaged(void)
 {
     /* no </script>: the block is decoded and the truncation said */
@@ -256,5 +342,6 @@ int main(void)
     test_linux_perf_data();
     test_ctrace();
     test_damaged();
+    test_end_offsets();
     return TEST_EXIT();
 }
