@@ -55,6 +55,7 @@ typedef enum tread_format {
     TREAD_FORMAT_FXT,         /* Fuchsia trace format */
     TREAD_FORMAT_FTRACE,      /* Linux ftrace text ("# tracer:") */
     TREAD_FORMAT_SYSTRACE,    /* Android systrace HTML */
+    TREAD_FORMAT_CPUPROFILE,  /* V8 .cpuprofile (DevTools, node --cpu-prof) */
     TREAD_FORMAT_COUNT_
 } tread_format;
 
@@ -66,7 +67,7 @@ typedef enum tread_compression {
 } tread_compression;
 
 /* Short lower-case names: "json", "perfetto", "fxt", "ftrace", "systrace",
- * "unknown"; "none", "gzip", "zstd". Never NULL. */
+ * "cpuprofile", "unknown"; "none", "gzip", "zstd". Never NULL. */
 TREAD_API const char *tread_format_name(tread_format f);
 TREAD_API const char *tread_compression_name(tread_compression c);
 
@@ -443,6 +444,10 @@ typedef enum tread_warning_kind {
                                       dropped */
     TREAD_WARN_CLOCK,              /* a timestamp that could not be moved
                                       onto the trace clock: raw value kept */
+    TREAD_WARN_LIMIT,              /* a table bound was reached (V8 profile
+                                      nodes, TREAD_OPT_MAX_PROFILE_NODES):
+                                      what did not fit is delivered less
+                                      resolved */
     TREAD_WARN_KIND_COUNT_
 } tread_warning_kind;
 
@@ -522,6 +527,17 @@ typedef enum tread_option {
                                       reported: BEGIN default 0, */
     TREAD_OPT_RANGE_END,           /* END default -1 (the end of input).
                                       FXT only; see "Byte ranges" below */
+    TREAD_OPT_MAX_PROFILE_NODES,   /* V8 CPU profiles (JSON Profile /
+                                      ProfileChunk / CpuProfile events,
+                                      .cpuprofile files): profiles and
+                                      nodes remembered per parser, default
+                                      1048576 (32 bytes each, twice that
+                                      in table slack), at least 16. Past
+                                      it a counted TREAD_WARN_LIMIT: nodes
+                                      are not remembered (a frame may come
+                                      again, a parent from a children list
+                                      is lost) and a new profile's records
+                                      are delivered unexpanded */
     TREAD_OPT_READ_THREAD          /* 1 (default): tread_parse_fd and
                                       tread_parse_path read a regular file
                                       ahead on a second thread, beside the
