@@ -45,6 +45,7 @@ def us_to_ns(v):
 class Profiles:
     def __init__(self, out):
         self.out = out
+        self.taken = False   # the last event given to event() was a profile's
         self.state = {}   # key -> [ts or None, seen set, inferred parents]
         self.cpu = 0
 
@@ -80,7 +81,9 @@ class Profiles:
                 '-' if st[0] is None else st[0],
                 '-' if sid is None else prefix + str(sid), pid, tid))
 
-    def event(self, e):
+    def event(self, e, out=None):
+        if out is not None:
+            self.out = out
         name, ph = e.get('name'), e.get('ph')
         args = e.get('args') if isinstance(e.get('args'), dict) else {}
         data = args.get('data') if isinstance(args.get('data'), dict) else {}
@@ -110,6 +113,7 @@ class Profiles:
             prefix = '%d:cpu%d:' % (pid, self.cpu)
         else:
             return
+        self.taken = True
         cpu = cpu or {}
         for n in cpu.get('nodes', []) or []:
             if isinstance(n, dict):
