@@ -12,8 +12,9 @@
  *
  * Every string handed to a callback points into the parser's buffers: it is
  * valid until the callback returns and carries an explicit length (trace
- * strings may contain NUL). Strings of events whose format is JSON are
- * also NUL-terminated for convenience; strings of the other formats
+ * strings may contain NUL). Strings of events whose format is JSON (or
+ * cpuprofile, read by the same decoder) are also NUL-terminated for
+ * convenience; strings of the other formats
  * (Perfetto, FXT, ftrace text, also inside a container) point straight
  * into the trace's bytes and are not: always use the length.
  *
@@ -139,9 +140,9 @@ typedef enum tread_scope {
 } tread_scope;
 
 /* A string inside the parser's buffers: not owned, valid until the callback
- * returns. ptr is NULL when absent. For an event whose format is JSON
- * ptr[len] is NUL; for the other formats it need not be (zero copy): use
- * len. */
+ * returns. ptr is NULL when absent. For an event whose format is JSON or
+ * cpuprofile ptr[len] is NUL; for the other formats it need not be (zero
+ * copy): use len. */
 typedef struct tread_str {
     const char *ptr;
     size_t len;
