@@ -307,6 +307,7 @@ static int node(json_decoder *d, tread_event *tmpl, const jp_entry *prof, size_t
     ev.flags |= TREAD_HAS_ID;
     ev.name = (tread_str){NULL, 0};
     ev.cat = (tread_str){NULL, 0};
+    ev.sf = ev.esf = (tread_str){NULL, 0};
     ev.args = (tread_args){.data = NULL};
     if (frame_id(&t->fid, t->prefix_len, id, &ev.id) ||
         (has_parent && frame_id(&t->parent, t->prefix_len, parent, &ev.parent))) {
@@ -345,6 +346,7 @@ static int sample(json_decoder *d, tread_event *tmpl, jp_entry *prof, int64_t no
                             TREAD_HAS_ID | TREAD_HAS_ID_NUM);
     ev.name = (tread_str){NULL, 0};
     ev.id = (tread_str){NULL, 0};
+    ev.sf = ev.esf = (tread_str){NULL, 0};
     ev.args = (tread_args){.data = NULL};
     int64_t ts;
     if (__builtin_add_overflow(prof->v, delta, &ts)) {

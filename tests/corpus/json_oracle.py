@@ -59,7 +59,7 @@ def count(doc):
             # metadata, its chunks and CpuProfile events their frames and
             # samples
             lines = []
-            Profiles.event(prof, e, lines) if prof else None
+            prof.event(e, lines)
             if prof.taken:
                 prof.taken = False
                 if ph == 'P' and e.get('name') == 'Profile':
