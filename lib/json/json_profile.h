@@ -16,6 +16,7 @@
 #define TREAD_JSON_PROFILE_H
 
 #include <stdint.h>
+#include <tread.h>
 #include "core/alloc.h"
 #include "core/buf.h"
 
@@ -59,6 +60,8 @@ typedef struct json_profiles {
     tread_buf parent;     /* its parent's */
     size_t prefix_len;    /* "<pid>:<id>:" at the start of both */
     tread_buf sargs;      /* a sample's args (line, column) */
+    struct tread_event sev; /* the sample being delivered (sample_template) */
+    int file_sev;         /* sev is a .cpuprofile's */
 
     /* a .cpuprofile's samples[] and timeDeltas[], paired as they stream:
      * the values of whichever array is ahead wait here */
