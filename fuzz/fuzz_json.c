@@ -1,7 +1,9 @@
 /*
  * libFuzzer harness for the Chrome JSON decoder alone: the format is forced
- * and decompression is off, so every input goes straight to the JSON
- * tokenizer, record assembly and event mapping. Each input is parsed whole
+ * (JSON, or for a third of the inputs the .cpuprofile reading of the same
+ * decoder) and decompression is off, so every input goes straight to the
+ * JSON tokenizer, record assembly and event mapping, V8 profiles
+ * included (a small TREAD_OPT_MAX_PROFILE_NODES half the time). Each input is parsed whole
  * with yajl reading everything (TREAD_OPT_JSON_FAST_PATH 0, the
  * reference), whole with the fast path, and in chunks with pauses
  * (harness.c) with the fast path on or off; all runs must agree.
@@ -21,6 +23,8 @@ typedef struct json_options {
     int strict;
     int64_t max_warnings;     /* -1: the default */
     int stressed_fast;        /* the fast path in the stressed run */
+    tread_format format;      /* JSON or CPUPROFILE */
+    int64_t max_profile_nodes; /* 0: the default */
 } json_options;
 
 static void draw_options(json_options *o, fuzz_rng *r)
@@ -33,6 +37,8 @@ static void draw_options(json_options *o, fuzz_rng *r)
     o->strict = fuzz_rng_below(r, 4) == 0;
     o->max_warnings = fuzz_rng_below(r, 4) == 0 ? (int64_t)fuzz_rng_below(r, 4) : -1;
     o->stressed_fast = fuzz_rng_below(r, 4) != 0;
+    o->format = fuzz_rng_below(r, 3) == 0 ? TREAD_FORMAT_CPUPROFILE : TREAD_FORMAT_JSON;
+    o->max_profile_nodes = fuzz_rng_below(r, 2) ? 16 + (int64_t)fuzz_rng_below(r, 64) : 0;
 }
 
 static tread_parser *new_parser(const json_options *o, int fast)
@@ -40,7 +46,7 @@ static tread_parser *new_parser(const json_options *o, int fast)
     tread_parser *p = tread_parser_create(NULL);
     if (!p)
         abort();
-    if (tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_JSON) != 0 ||
+    if (tread_config(p, TREAD_OPT_FORMAT, o->format) != 0 ||
         tread_config(p, TREAD_OPT_DECOMPRESS, 0) != 0 ||
         tread_config(p, TREAD_OPT_MAX_EVENT_BYTES, o->max_event_bytes) != 0)
         fuzz_fail("tread_config rejects FORMAT, DECOMPRESS or MAX_EVENT_BYTES");
@@ -50,6 +56,9 @@ static tread_parser *new_parser(const json_options *o, int fast)
         tread_config(p, TREAD_OPT_MAX_STRING_BYTES, o->max_string_bytes);
     if (o->strict)
         tread_config(p, TREAD_OPT_LENIENT, 0);
+    if (o->max_profile_nodes &&
+        tread_config(p, TREAD_OPT_MAX_PROFILE_NODES, o->max_profile_nodes) != 0)
+        fuzz_fail("tread_config rejects MAX_PROFILE_NODES");
     if (o->max_warnings >= 0)
         tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, o->max_warnings);
     if (tread_config(p, TREAD_OPT_JSON_FAST_PATH, fast) != 0)
@@ -70,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int fast[3] = {0, 1, o.stressed_fast};
     fuzz_outcome out[3];
     for (int i = 0; i < 3; i++) {
-        fuzz_plan plan = {stressed[i], SIZE_MAX, 0, TREAD_FORMAT_JSON, 0};
+        fuzz_plan plan = {stressed[i], SIZE_MAX, 0, o.format, 0};
         tread_parser *p = new_parser(&o, fast[i]);
         fuzz_run(p, &plan, data, size, &out[i]);
         tread_parser_free(p);

@@ -202,15 +202,15 @@ static void walk_args(run_state *st, const tread_args *a, int is_dict)
 static int is_sub_trace_format(tread_format container, tread_format f)
 {
     if (container == TREAD_FORMAT_JSON)
-        return f == TREAD_FORMAT_FTRACE;
+        return f == TREAD_FORMAT_FTRACE || f == TREAD_FORMAT_CPUPROFILE;
     if (container == TREAD_FORMAT_SYSTRACE)
-        return f == TREAD_FORMAT_FTRACE || f == TREAD_FORMAT_JSON;
+        return f == TREAD_FORMAT_FTRACE || f == TREAD_FORMAT_JSON || f == TREAD_FORMAT_CPUPROFILE;
     return 0;
 }
 
 static void walk_raw(run_state *st, const tread_json_raw *raw)
 {
-    if ((unsigned)raw->section > TREAD_JSON_TOP_LEVEL)
+    if ((unsigned)raw->section > TREAD_JSON_PROFILE_NODES)
         fuzz_fail("tread_json_raw.section out of range");
     mix(st, raw->section);
     mix(st, raw->offset);
@@ -237,7 +237,7 @@ static int maybe_pause(run_state *st, const char *what, uint64_t offset)
 static int on_event(void *user, const tread_event *ev)
 {
     run_state *st = user;
-    st->nul_terminated = ev->format == TREAD_FORMAT_JSON;
+    st->nul_terminated = ev->format == TREAD_FORMAT_JSON || ev->format == TREAD_FORMAT_CPUPROFILE;
     st->out->events++;
     mix(st, 0xe0e0e0e0);
     if ((unsigned)ev->kind >= TREAD_EVENT_KIND_COUNT_)
@@ -292,7 +292,7 @@ static int on_event(void *user, const tread_event *ev)
     walk_args(st, &ev->args, 1);
     walk_args(st, &ev->stack, 0);
     walk_args(st, &ev->estack, 0);
-    if (ev->format == TREAD_FORMAT_JSON && ev->raw)
+    if ((ev->format == TREAD_FORMAT_JSON || ev->format == TREAD_FORMAT_CPUPROFILE) && ev->raw)
         walk_raw(st, ev->raw);
     return maybe_pause(st, tread_event_kind_name(ev->kind), ev->offset);
 }

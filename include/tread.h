@@ -12,8 +12,9 @@
  *
  * Every string handed to a callback points into the parser's buffers: it is
  * valid until the callback returns and carries an explicit length (trace
- * strings may contain NUL). Strings of events whose format is JSON are
- * also NUL-terminated for convenience; strings of the other formats
+ * strings may contain NUL). Strings of events whose format is JSON (or
+ * cpuprofile, read by the same decoder) are also NUL-terminated for
+ * convenience; strings of the other formats
  * (Perfetto, FXT, ftrace text, also inside a container) point straight
  * into the trace's bytes and are not: always use the length.
  *
@@ -55,6 +56,7 @@ typedef enum tread_format {
     TREAD_FORMAT_FXT,         /* Fuchsia trace format */
     TREAD_FORMAT_FTRACE,      /* Linux ftrace text ("# tracer:") */
     TREAD_FORMAT_SYSTRACE,    /* Android systrace HTML */
+    TREAD_FORMAT_CPUPROFILE,  /* V8 .cpuprofile (DevTools, node --cpu-prof) */
     TREAD_FORMAT_COUNT_
 } tread_format;
 
@@ -66,7 +68,7 @@ typedef enum tread_compression {
 } tread_compression;
 
 /* Short lower-case names: "json", "perfetto", "fxt", "ftrace", "systrace",
- * "unknown"; "none", "gzip", "zstd". Never NULL. */
+ * "cpuprofile", "unknown"; "none", "gzip", "zstd". Never NULL. */
 TREAD_API const char *tread_format_name(tread_format f);
 TREAD_API const char *tread_compression_name(tread_compression c);
 
@@ -138,9 +140,9 @@ typedef enum tread_scope {
 } tread_scope;
 
 /* A string inside the parser's buffers: not owned, valid until the callback
- * returns. ptr is NULL when absent. For an event whose format is JSON
- * ptr[len] is NUL; for the other formats it need not be (zero copy): use
- * len. */
+ * returns. ptr is NULL when absent. For an event whose format is JSON or
+ * cpuprofile ptr[len] is NUL; for the other formats it need not be (zero
+ * copy): use len. */
 typedef struct tread_str {
     const char *ptr;
     size_t len;
@@ -443,6 +445,10 @@ typedef enum tread_warning_kind {
                                       dropped */
     TREAD_WARN_CLOCK,              /* a timestamp that could not be moved
                                       onto the trace clock: raw value kept */
+    TREAD_WARN_LIMIT,              /* a table bound was reached (V8 profile
+                                      nodes, TREAD_OPT_MAX_PROFILE_NODES):
+                                      what did not fit is delivered less
+                                      resolved */
     TREAD_WARN_KIND_COUNT_
 } tread_warning_kind;
 
@@ -522,6 +528,17 @@ typedef enum tread_option {
                                       reported: BEGIN default 0, */
     TREAD_OPT_RANGE_END,           /* END default -1 (the end of input).
                                       FXT only; see "Byte ranges" below */
+    TREAD_OPT_MAX_PROFILE_NODES,   /* V8 CPU profiles (JSON Profile /
+                                      ProfileChunk / CpuProfile events,
+                                      .cpuprofile files): profiles and
+                                      nodes remembered per parser, default
+                                      1048576 (32 bytes each, twice that
+                                      in table slack), at least 16. Past
+                                      it a counted TREAD_WARN_LIMIT: nodes
+                                      are not remembered (a frame may come
+                                      again, a parent from a children list
+                                      is lost) and a new profile's records
+                                      are delivered unexpanded */
     TREAD_OPT_READ_THREAD          /* 1 (default): tread_parse_fd and
                                       tread_parse_path read a regular file
                                       ahead on a second thread, beside the

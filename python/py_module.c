@@ -81,7 +81,8 @@ static PyMethodDef module_methods[] = {
      "open(source, format=None, **options) -> Reader\n\n"
      "An iterator over the events of a trace, read lazily in chunks.\n"
      "source: a path (str, bytes, os.PathLike) or a binary file object.\n"
-     "format: 'json', 'perfetto', 'fxt', 'ftrace', 'systrace' or None (sniff).\n"
+     "format: 'json', 'perfetto', 'fxt', 'ftrace', 'systrace', 'cpuprofile'\n"
+     "or None (sniff).\n"
      "Filter (in C): kinds, name_prefix, cat_prefix, start, end (ns).\n"
      "Other options: args, warnings, chunk_size and the parser limits\n"
      "(max_depth, max_event_bytes, ...). See doc/python.md."},

@@ -24,6 +24,7 @@ static const limit_kw limits[] = {
     {"json_fast_path", TREAD_OPT_JSON_FAST_PATH, 1},
     {"max_decompressed_bytes", TREAD_OPT_MAX_DECOMPRESSED_BYTES, 0},
     {"max_interned_bytes", TREAD_OPT_MAX_INTERNED_BYTES, 0},
+    {"max_profile_nodes", TREAD_OPT_MAX_PROFILE_NODES, 0},
     {"range_begin", TREAD_OPT_RANGE_BEGIN, 0},
     {"range_end", TREAD_OPT_RANGE_END, 0},
     {"read_thread", TREAD_OPT_READ_THREAD, 1},

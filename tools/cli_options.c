@@ -26,7 +26,7 @@ void cli_print_usage(FILE *fp)
 "\n"
 "Options:\n"
 "  --format NAME          force the input format: json, perfetto, fxt,\n"
-"                         ftrace, systrace (default: detect)\n"
+"                         ftrace, systrace, cpuprofile (default: detect)\n"
 "  --strict               reject non-standard JSON (NaN, trailing commas...)\n"
 "  --max-event-bytes N    largest record accepted (suffix K, M, G allowed)\n"
 "  --max-depth N          deepest nesting accepted\n"

@@ -20,7 +20,9 @@ typedef enum tread_json_section {
     TREAD_JSON_SAMPLES,          /* top-level samples[] */
     TREAD_JSON_STACK_FRAMES,     /* a value of the stackFrames dict */
     TREAD_JSON_SYSTEM_EVENTS,    /* systemTraceEvents.events[] (Fuchsia) */
-    TREAD_JSON_TOP_LEVEL         /* any other top-level key's value */
+    TREAD_JSON_TOP_LEVEL,        /* any other top-level key's value */
+    TREAD_JSON_PROFILE_NODES     /* an element of a .cpuprofile's nodes[]
+                                    (TREAD_FORMAT_CPUPROFILE) */
 } tread_json_section;
 
 struct tread_json_raw {

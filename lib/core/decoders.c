@@ -3,6 +3,7 @@
 #include "core/decoder.h"
 
 extern const tread_decoder_ops tread__json_decoder;
+extern const tread_decoder_ops tread__cpuprofile_decoder;
 extern const tread_decoder_ops tread__fxt_decoder;
 extern const tread_args_codec tread__fxt_args_codec;
 extern const tread_decoder_ops tread__perfetto_decoder;
@@ -18,6 +19,7 @@ static const tread_decoder_ops *const decoders[TREAD_FORMAT_COUNT_] = {
     [TREAD_FORMAT_PERFETTO] = &tread__perfetto_decoder,
     [TREAD_FORMAT_SYSTRACE] = &tread__systrace_decoder,
     [TREAD_FORMAT_FTRACE] = &tread__ftrace_decoder,
+    [TREAD_FORMAT_CPUPROFILE] = &tread__cpuprofile_decoder,
 };
 
 static const tread_args_codec *const codecs[TREAD_ARGS_ENCODING_COUNT_] = {

@@ -8,7 +8,8 @@ const char *tread_version(void) { return TREAD_VERSION_STRING; }
 
 const char *tread_format_name(tread_format f)
 {
-    static const char *const n[] = {"unknown", "json", "perfetto", "fxt", "ftrace", "systrace"};
+    static const char *const n[] = {"unknown", "json", "perfetto", "fxt", "ftrace", "systrace",
+                                      "cpuprofile"};
     return NAME_OF(n, f);
 }
 
@@ -130,6 +131,7 @@ const char *tread_warning_name(tread_warning_kind k)
         [TREAD_WARN_DATA_LOSS] = "data_loss",
         [TREAD_WARN_DROPPED_PACKET] = "dropped_packet",
         [TREAD_WARN_CLOCK] = "clock",
+        [TREAD_WARN_LIMIT] = "limit",
     };
     return NAME_OF(n, k);
 }

@@ -38,6 +38,7 @@ struct tread_parser {
     uint64_t max_decompressed_bytes;
     uint64_t max_interned_bytes;
     size_t max_line_bytes;
+    size_t max_profile_nodes;
     uint64_t range_begin, range_end; /* TREAD_OPT_RANGE_*: [0, UINT64_MAX)
                                         is no range */
 

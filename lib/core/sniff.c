@@ -91,6 +91,29 @@ static int contains(const unsigned char *d, size_t n, const char *s)
     return 0;
 }
 
+/* A .cpuprofile is a JSON object whose first key is one of a V8 profile's
+ * (DevTools and node write "nodes" first; "samples" also opens Chrome
+ * traces, so it does not count). d is just past the key's opening quote.
+ * 1: a profile key, 0: another key, -1: undecided yet. Only whole bytes
+ * decide, so more input never changes the answer. */
+static int cpuprofile_key(const unsigned char *d, size_t n)
+{
+    static const char *const keys[] = {"nodes", "startTime", "endTime", "timeDeltas"};
+    int open = 0;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        size_t k = strlen(keys[i]);
+        size_t m = n < k + 1 ? n : k + 1;
+        /* the key and its closing quote */
+        if (m <= k) {
+            if (memcmp(d, keys[i], m) == 0)
+                open = 1;
+        } else if (memcmp(d, keys[i], k) == 0 && d[k] == '"') {
+            return 1;
+        }
+    }
+    return open ? -1 : 0;
+}
+
 tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
                                 int *need_more)
 {
@@ -145,6 +168,13 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
             k++;
         if (k >= n && !final && n < TREAD_SNIFF_MAX)
             return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+        if (d[j] == '{' && k < n && d[k] == '"') {
+            int c = cpuprofile_key(d + k + 1, n - k - 1);
+            if (c < 0 && !final && n < TREAD_SNIFF_MAX)
+                return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+            if (c > 0)
+                return TREAD_FORMAT_CPUPROFILE;
+        }
         if (k >= n || d[k] == '"' || d[k] == '}' || d[k] == ']' || d[k] == '{' ||
             d[k] == '/' || d[0] != 0x0a)
             return TREAD_FORMAT_JSON;

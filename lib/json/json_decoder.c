@@ -31,7 +31,8 @@ static int fail_buf(json_decoder *d, int rc, const char *what)
 
 static int fast_role(int role)
 {
-    return role == ROLE_EVENTS || role == ROLE_SAMPLES || role == ROLE_SYS_EVENTS;
+    return role == ROLE_EVENTS || role == ROLE_SAMPLES || role == ROLE_SYS_EVENTS ||
+           role == ROLE_NODES;
 }
 
 /* Between two elements of an array of records, where the fast path may
@@ -113,6 +114,11 @@ static int place_value(json_decoder *d, int container, int *new_role)
     *new_role = ROLE_NONE;
     if (d->depth == 0) {
         d->doc_started = 1;
+        if (container == 'a' && d->cpuprofile) {
+            tread__fail(d->p, TREAD_ERROR_SYNTAX, json_cur_off(d) - 1,
+                        "a .cpuprofile is a JSON object, not an array");
+            return ACT_FAIL;
+        }
         if (container == 'a') {
             *new_role = ROLE_EVENTS;
             return ACT_NONE;
@@ -128,6 +134,21 @@ static int place_value(json_decoder *d, int container, int *new_role)
     tread_json_section sect = TREAD_JSON_TRACE_EVENTS;
     switch (d->role[d->depth - 1]) {
     case ROLE_TOP:
+        if (d->cpuprofile) {
+            if (container == 'a' && key_is(&d->top_key, "nodes")) {
+                *new_role = ROLE_NODES;
+                return ACT_NONE;
+            }
+            if (container == 'a' && key_is(&d->top_key, "samples")) {
+                *new_role = ROLE_PSAMPLES;
+                return ACT_NONE;
+            }
+            if (container == 'a' && key_is(&d->top_key, "timeDeltas")) {
+                *new_role = ROLE_PDELTAS;
+                return ACT_NONE;
+            }
+            return begin_top_capture(d, NULL);
+        }
         if (container == 'a' && key_is(&d->top_key, "traceEvents")) {
             *new_role = ROLE_EVENTS;
             return ACT_NONE;
@@ -157,6 +178,18 @@ static int place_value(json_decoder *d, int container, int *new_role)
     case ROLE_SYS_EVENTS:
         sect = TREAD_JSON_SYSTEM_EVENTS;
         goto element;
+    case ROLE_NODES:
+        sect = TREAD_JSON_PROFILE_NODES;
+        goto element;
+    case ROLE_PSAMPLES:
+    case ROLE_PDELTAS:
+        /* scalars are read in scalar(); anything else is not a value */
+        tread__warn(d->p, TREAD_WARN_NOT_AN_EVENT, container ? json_cur_off(d) - 1 : d->value_end,
+                    "%s where a number was expected: skipped",
+                    container == 'a' ? "an array" : container ? "an object" : "a literal");
+        if (container)
+            d->cap = CAP_SKIP;
+        return ACT_SKIP;
     case ROLE_FRAMES:
         sect = TREAD_JSON_STACK_FRAMES;
         goto element;
@@ -209,6 +242,18 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
     if (d->sys_streamed) {
         /* the null standing for a streamed systemTraceEvents string */
         d->sys_streamed = 0;
+        return boundary(d);
+    }
+    if (d->cap == CAP_NONE && d->depth > 0 &&
+        (d->role[d->depth - 1] == ROLE_PSAMPLES || d->role[d->depth - 1] == ROLE_PDELTAS)) {
+        /* a .cpuprofile's sample or time delta */
+        size_t len = type >= TOK_KEY ? n : type == TOK_FALSE ? 5 : 4;
+        uint64_t off = d->value_end >= len ? d->value_end - len : 0;
+        if (type == TOK_STR && off)
+            off--;
+        if (json_profile_file_value(d, d->role[d->depth - 1] == ROLE_PDELTAS, type,
+                                    (const char *)s, n, off) < 0)
+            return 0;
         return boundary(d);
     }
     if (d->cap == CAP_NONE) {
@@ -418,6 +463,8 @@ static int close_container(json_decoder *d, int type)
     }
     d->depth--;
     if (d->depth == 0 && d->cap == CAP_NONE) {
+        if (d->cpuprofile)
+            json_profile_file_end(d, json_cur_off(d) - 1);
         d->doc_done = 1;
         d->done_in_slice = 1;
         d->done_taken = yajl_get_bytes_consumed(d->yh);
@@ -581,7 +628,7 @@ static int on_stream(void *ctx, int op, uint64_t off)
     switch (op) {
     case JSON_STREAM_ASK:
         /* only the top-level key's string value, yajl having read the key */
-        if (d->depth != 1 || d->role[0] != ROLE_TOP || d->cap != CAP_NONE || d->doc_done ||
+        if (d->cpuprofile || d->depth != 1 || d->role[0] != ROLE_TOP || d->cap != CAP_NONE || d->doc_done ||
             !key_is(&d->top_key, "systemTraceEvents"))
             return 0;
         if (sys_sub_init(&d->sub, d->p, TREAD_FORMAT_FTRACE, "systemTraceEvents", off + 1,
@@ -767,6 +814,7 @@ static void jd_destroy(void *dec)
     tread_buf_free(&d->sub_key);
     tread_buf_free(&d->series);
     sub_stop(d);
+    json_profiles_free(&d->prof);
     sys_counts_free(&d->sub_counts, d->p);
     json_filter_free(&d->filter);
     tread_free(a, d->stack);
@@ -793,6 +841,24 @@ const tread_decoder_ops tread__json_decoder = {
     .counters = jd_counters,
 };
 
+static void *cpd_create(tread_parser *p)
+{
+    json_decoder *d = jd_create(p);
+    if (d)
+        d->cpuprofile = 1;
+    return d;
+}
+
+/* A .cpuprofile: the JSON decoder with the profile's keys (json_profile.h). */
+const tread_decoder_ops tread__cpuprofile_decoder = {
+    .format = TREAD_FORMAT_CPUPROFILE,
+    .create = cpd_create,
+    .feed = jd_feed,
+    .finish = jd_finish,
+    .destroy = jd_destroy,
+    .counters = jd_counters,
+};
+
 static void *jd_create(tread_parser *p)
 {
     json_decoder *d = tread_malloc(&p->alloc, sizeof *d);
@@ -808,6 +874,7 @@ static void *jd_create(tread_parser *p)
     tread_buf_init(&d->top_key, &p->alloc, p->max_string_bytes);
     tread_buf_init(&d->sub_key, &p->alloc, p->max_string_bytes);
     tread_buf_init(&d->series, &p->alloc, p->max_event_bytes);
+    json_profiles_init(&d->prof, p);
     d->ycb.yajl_null = y_null;
     d->ycb.yajl_boolean = y_boolean;
     d->ycb.yajl_number = y_number; /* raw text: exact times, no 64-bit overflow abort */

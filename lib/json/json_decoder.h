@@ -5,8 +5,14 @@
  * record at a time and hands it to json_emit.
  *
  * Memory: the yajl handle, the container stack (bounded by
- * TREAD_OPT_MAX_DEPTH) and the record being assembled (bounded by
- * TREAD_OPT_MAX_EVENT_BYTES). Nothing grows with the trace.
+ * TREAD_OPT_MAX_DEPTH), the record being assembled (bounded by
+ * TREAD_OPT_MAX_EVENT_BYTES) and the V8 profile table (bounded by
+ * TREAD_OPT_MAX_PROFILE_NODES). Nothing else grows with the trace.
+ *
+ * The same decoder reads a .cpuprofile (TREAD_FORMAT_CPUPROFILE): its
+ * nodes[] elements are records, its samples[] and timeDeltas[] values are
+ * paired as they stream (json_profile.c), other keys are top-level
+ * records.
  */
 #ifndef TREAD_JSON_DECODER_H
 #define TREAD_JSON_DECODER_H
@@ -15,6 +21,7 @@
 #include "core/parser.h"
 #include "json/json_filter.h"
 #include "json/json_record.h"
+#include "json/json_profile.h"
 #include "systrace/sys_sub.h"
 
 /* What the values directly inside a container are. */
@@ -25,7 +32,10 @@ enum json_role {
     ROLE_SAMPLES,       /* samples[] */
     ROLE_FRAMES,        /* stackFrames{} */
     ROLE_SYS_DICT,      /* systemTraceEvents{} (Fuchsia) */
-    ROLE_SYS_EVENTS     /* systemTraceEvents.events[] */
+    ROLE_SYS_EVENTS,    /* systemTraceEvents.events[] */
+    ROLE_NODES,         /* .cpuprofile: nodes[] */
+    ROLE_PSAMPLES,      /* .cpuprofile: samples[] */
+    ROLE_PDELTAS        /* .cpuprofile: timeDeltas[] */
 };
 
 enum json_capture { CAP_NONE = 0, CAP_RECORD, CAP_TOP, CAP_SKIP };
@@ -108,6 +118,9 @@ typedef struct json_decoder {
     uint64_t fast_skip;     /* record boundaries to let pass before the next */
 
     /* a systemTraceEvents string streamed into an ftrace sub-trace */
+    json_profiles prof;     /* V8 CPU profiles (json_profile.h) */
+    int cpuprofile;         /* TREAD_FORMAT_CPUPROFILE: a .cpuprofile file */
+
     sys_sub sub;
     sys_counts sub_counts;  /* its counters, once it is finished */
     int sub_on;             /* sub is initialised */

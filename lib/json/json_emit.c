@@ -381,6 +381,19 @@ static int emit_counters(emit_ctx *c, tread_event *ev, size_t first)
     return 0;
 }
 
+/* A V8 profile record (Profile, ProfileChunk, CpuProfile), or 0. */
+static int profile_kind(emit_ctx *c, const tread_event *ev)
+{
+    int k = json_profile_kind((const unsigned char *)ev->name.ptr, ev->name.len, ev->phase, c->d);
+    if (k == JP_REC_CPUPROFILE) {
+        tread_arg a;
+        if (!tread_args_find(&ev->args, "data.cpuProfile", 15, &a) ||
+            a.type != TREAD_ARG_DICT_BEGIN)
+            return 0;
+    }
+    return k;
+}
+
 static void emit_trace_event(emit_ctx *c, tread_event *ev, size_t first, int *stopped)
 {
     tread_str ph = tok_text(field(c->r, JF_PH));
@@ -389,6 +402,11 @@ static void emit_trace_event(emit_ctx *c, tread_event *ev, size_t first, int *st
     if (ph.len == 1) {
         ev->phase = (unsigned char)ph.ptr[0];
         ev->kind = tread__kind_of_phase(ev->phase);
+    }
+    int pk = ev->name.ptr ? profile_kind(c, ev) : 0;
+    if (pk) {
+        *stopped = json_profile_emit(c->d, ev, pk, first > 0);
+        return;
     }
     if (ev->kind == TREAD_EVENT_UNKNOWN) {
         if (first == 0)
@@ -515,7 +533,19 @@ int json_emit_record(json_decoder *d, size_t first)
     case TREAD_JSON_SYSTEM_EVENTS:
         emit_system_event(&c, &ev);
         break;
+    case TREAD_JSON_PROFILE_NODES:
+        ev.offset = r->offset;
+        ev.raw = &c.raw;
+        stopped = json_profile_file_node(d, &ev);
+        break;
     case TREAD_JSON_TOP_LEVEL:
+        if (d->cpuprofile && first == 0 && c.raw.key.len == 9 &&
+            memcmp(c.raw.key.ptr, "startTime", 9) == 0 && r->tok.len) {
+            const unsigned char *v = r->tok.data + args_tok_size(r->tok.data);
+            size_t n = 0;
+            const char *s = tok_has_len(v[0]) ? args_tok_str(v, &n) : NULL;
+            json_profile_file_start(d, s, n, v[0], r->offset);
+        }
         ev.offset = r->offset;
         ev.raw = &c.raw;
         ev.kind = TREAD_EVENT_METADATA;

@@ -273,6 +273,7 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
     switch (d->role[d->depth - 1]) {
     case ROLE_SAMPLES: sect = TREAD_JSON_SAMPLES; break;
     case ROLE_SYS_EVENTS: sect = TREAD_JSON_SYSTEM_EVENTS; break;
+    case ROLE_NODES: sect = TREAD_JSON_PROFILE_NODES; break;
     default: break;
     }
     size_t i = *pos;

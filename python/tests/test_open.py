@@ -244,3 +244,39 @@ def test_fxt_byte_ranges():
         list(tread.open(NODE_SAMPLE, range_begin=10))
     with pytest.raises(ValueError, match="range_end"):
         tread.open(path, range_end=-5)
+
+
+def test_v8_profiles(tmp_path):
+    """Profile/ProfileChunk events expand into frames and timed samples, a
+    .cpuprofile is a format of its own (doc/formats/json.md 8.1,
+    doc/formats/cpuprofile.md)."""
+    path = write(tmp_path, "p.json", trace(
+        {"ph": "P", "name": "Profile", "id": "0x1", "pid": 7, "tid": 8, "ts": 1,
+         "args": {"data": {"startTime": 100}}},
+        {"ph": "P", "name": "ProfileChunk", "id": "0x1", "pid": 7, "tid": 9, "ts": 2,
+         "args": {"data": {"cpuProfile": {
+             "nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}},
+                       {"id": 2, "parent": 1, "callFrame": {"functionName": "f",
+                                                            "url": "a.js", "lineNumber": 3}}],
+             "samples": [2, 1]}, "timeDeltas": [5, 7]}}},
+    ))
+    evs = list(tread.open(path))
+    assert [e.kind for e in evs] == ["metadata", "stack_frame", "stack_frame", "sample", "sample"]
+    assert [(e.id, e.parent, e.name) for e in evs[1:3]] == [
+        ("7:0x1:1", None, "(root)"), ("7:0x1:2", "7:0x1:1", "f")]
+    assert evs[2].cat == "a.js" and evs[2].args["lineNumber"] == 3
+    assert [(e.ts, e.sf, e.pid, e.tid) for e in evs[3:]] == [
+        (105000, "7:0x1:2", 7, 9), (112000, "7:0x1:1", 7, 9)]
+    prof = os.path.join(os.path.dirname(NODE_SAMPLE), "node_fib.cpuprofile")
+    evs = list(tread.open(prof))
+    assert {e.format for e in evs} == {"cpuprofile"}
+    assert "cpuprofile" in tread.FORMATS
+    samples = [e for e in evs if e.kind == "sample"]
+    frames = {e.id for e in evs if e.kind == "stack_frame"}
+    assert len(samples) == 302 and len(frames) == 58
+    assert all(s.sf in frames for s in samples)
+    assert [s.ts for s in samples] == sorted(s.ts for s in samples)
+    # the option reaches the library: 16 entries, then counted warnings
+    st = tread.stats(prof, warnings="ignore", max_profile_nodes=16)
+    assert st["warnings_by_kind"].get("limit", 0) > 0
+    assert tread.stats(prof, warnings="ignore")["warnings"] == 0

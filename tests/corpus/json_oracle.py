@@ -6,7 +6,10 @@ with Python's json module (no tread code involved) and prints the count of
 events by tread kind that the mapping in doc/formats/json.md implies.
 Files Python cannot parse (truncated, trailing commas) are reported as such.
 """
-import gzip, json, sys
+import gzip, json, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_profile_oracle import Profiles  # V8 profiles: frames and samples
 
 KIND = {'B': 'slice_begin', 'E': 'slice_end', 'X': 'complete', 'i': 'instant',
         'I': 'instant', 'R': 'instant', 'b': 'async_begin', 'S': 'async_begin',
@@ -52,6 +55,18 @@ def count(doc):
             if not isinstance(e, dict) or not e:
                 continue
             ph = e.get('ph')
+            # V8 profiles (doc/formats/json.md 8): a Profile event is
+            # metadata, its chunks and CpuProfile events their frames and
+            # samples
+            lines = []
+            prof.event(e, lines)
+            if prof.taken:
+                prof.taken = False
+                if ph == 'P' and e.get('name') == 'Profile':
+                    add('metadata')
+                add('stack_frame', sum(1 for l in lines if l.startswith('frame')))
+                add('sample', sum(1 for l in lines if l.startswith('sample')))
+                continue
             k = KIND.get(ph, 'unknown') if isinstance(ph, str) else 'unknown'
             if k == 'instant' and ph not in 'iIR':
                 k = 'unknown'
@@ -60,6 +75,7 @@ def count(doc):
                 add('counter', counter_series(a) if isinstance(a, dict) else 0)
             else:
                 add(k)
+    prof = Profiles(None)
     if isinstance(doc, list):
         events(doc)
         return c

@@ -73,6 +73,33 @@ static void test_sniff(void)
     expect_format("  \n {\"traceEvents\":[]}", 21, TREAD_FORMAT_JSON, 0);
     expect_format("\n[{\"ph\":\"i\"}]", 13, TREAD_FORMAT_JSON, 0);
     expect_format("\xef\xbb\xbf[]", 5, TREAD_FORMAT_JSON, 0);
+    /* a V8 .cpuprofile: an object whose first key is a profile's
+     * (doc/formats/cpuprofile.md); "samples" also opens Chrome traces */
+    static const struct { const char *in; tread_format f; } prof[] = {
+        {"{\"nodes\":[]}", TREAD_FORMAT_CPUPROFILE},
+        {" \n{ \"startTime\" : 1}", TREAD_FORMAT_CPUPROFILE},
+        {"{\"endTime\":1}", TREAD_FORMAT_CPUPROFILE},
+        {"{\"timeDeltas\":[]}", TREAD_FORMAT_CPUPROFILE},
+        {"/* c */{\"nodes\":[]}", TREAD_FORMAT_CPUPROFILE},
+        {"{\"nodesX\":1}", TREAD_FORMAT_JSON},
+        {"{\"node\":1}", TREAD_FORMAT_JSON},
+        {"{\"samples\":[]}", TREAD_FORMAT_JSON},
+        {"{\"\\u006eodes\":[]}", TREAD_FORMAT_JSON},
+        {"{\"nodes\"", TREAD_FORMAT_CPUPROFILE}, /* cut: MISSING_END */
+        {"{\"nod", TREAD_FORMAT_JSON},         /* undecided at the end */
+    };
+    for (size_t i = 0; i < sizeof prof / sizeof prof[0]; i++) {
+        expect_format(prof[i].in, strlen(prof[i].in), prof[i].f, 0);
+        /* a byte at a time: the same answer */
+        tread_parser *p = tread_parser_create(NULL);
+        for (const char *c = prof[i].in; *c; c++)
+            tread_feed(p, c, 1);
+        tread_finish(p);
+        tread_stats s;
+        tread_get_stats(p, &s);
+        CHECK_EQ_INT(s.format, prof[i].f);
+        tread_parser_free(p);
+    }
     static const char fxt[] = "\x10\x00\x04\x46\x78\x54\x16\x00\x00\x00";
     expect_format(fxt, sizeof fxt - 1, TREAD_FORMAT_FXT, 0);
     /* a TracePacket of 4 bytes: timestamp (field 8, varint) */

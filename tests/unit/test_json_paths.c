@@ -57,6 +57,19 @@ static const path_case cases[] = {
      "\"systemTraceEvents\":{\"type\":\"fuchsia\",\"events\":[{\"ph\":\"p\",\"pid\":1,\"name\":\"proc\"},"
      "{\"ph\":\"t\",\"pid\":1,\"tid\":2,\"name\":\"thr\"}]}}", 5, 0, 0},
 
+    /* V8 profile records expand the same whichever reader read them */
+    {"profile chunks", "[{\"ph\":\"P\",\"name\":\"Profile\",\"id\":\"0x1\",\"pid\":1,\"tid\":2,\"ts\":5,"
+     "\"args\":{\"data\":{\"startTime\":5}}}," PLAIN ",{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\","
+     "\"pid\":1,\"tid\":3,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[{\"id\":1,\"callFrame\":"
+     "{\"functionName\":\"(root)\"}},{\"id\":2,\"parent\":1}],\"samples\":[1,2,2]},"
+     "\"timeDeltas\":[1,2,3],\"lines\":[0,4,5]}}},{\"ph\":\"P\",\"name\":\"ProfileChunk\","
+     "\"id\":\"0x1\",\"pid\":1,\"tid\":3,\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":"
+     "[{\"id\":3,\"parent\":2,\"callFrame\":{\"functionName\":\"f\\u00e9\"}}],\"samples\":[3]},"
+     "\"timeDeltas\":[4]}}}," PLAIN2 "]", 4, 0, 0},
+    {"a .cpuprofile", "{\"nodes\":[{\"id\":1,\"children\":[2]},{\"id\":2,\"callFrame\":{\"url\":\"u\"}},"
+     "{\"id\":3,\"callFrame\":{\"url\":\"\\/\"}},{\"id\":4}],\"startTime\":1,\"samples\":[2,4],"
+     "\"timeDeltas\":[1,1]}", 3, 0, 0},
+
     /* what the fast path hands back to yajl, between plain records */
     {"escape in a value", "[" PLAIN ",{\"ph\":\"i\",\"name\":\"a\\\"b\\u00e9\\n\",\"ts\":1}," PLAIN2 "]", 2, 0, 0},
     {"escape in a key", "[" PLAIN ",{\"ph\":\"i\",\"na\\u006de\":\"k\",\"ts\":1}," PLAIN2 "]", 2, 0, 0},

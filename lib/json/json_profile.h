@@ -1,0 +1,106 @@
+/*
+ * V8 CPU profiles: the Profile / ProfileChunk (ph P) and CpuProfile events
+ * of Chrome traces and the standalone .cpuprofile file
+ * (TREAD_FORMAT_CPUPROFILE), expanded as trace_processor does into one
+ * STACK_FRAME event per profile node (the first time it is seen) and one
+ * SAMPLE event per sample, with its absolute time (startTime plus the
+ * deltas so far, per profile across chunks) and its leaf node as its
+ * stack frame.
+ *
+ * Memory: per profile its running time, per node whether it was seen and
+ * its parent (a children list names the parent before the child comes),
+ * in one open-addressing table bounded by TREAD_OPT_MAX_PROFILE_NODES
+ * entries; past it, a counted TREAD_WARN_LIMIT (doc/formats/json.md 8).
+ */
+#ifndef TREAD_JSON_PROFILE_H
+#define TREAD_JSON_PROFILE_H
+
+#include <stdint.h>
+#include <tread.h>
+#include "core/alloc.h"
+#include "core/buf.h"
+
+struct json_decoder;
+struct tread_parser;
+
+/* One table slot: a profile or a node. 32 bytes. */
+typedef struct jp_entry {
+    uint64_t a, b;    /* profile: pid, id key; node: profile number, node id */
+    int64_t v;        /* profile: running time (ns); node: parent node id */
+    uint32_t x;       /* profile: its number (1, 2, ...) */
+    uint8_t type;     /* JP_FREE, JP_PROFILE, JP_NODE */
+    uint8_t flags;    /* JP_F_* */
+    uint8_t kind;     /* profile: how its id was written (JP_ID_*) */
+    uint8_t pad;
+} jp_entry;
+
+/* Where a stopped record's expansion goes on (offsets in rec.tok). */
+typedef struct jp_cursor {
+    int stage;            /* 0 the record's own event, 1 nodes, 2 samples, 3 done */
+    uint32_t prof;        /* the profile's number; 0: none (not held) */
+    uint64_t pa, pb;      /* its key in the table */
+    size_t nodes;         /* next element of nodes[] (0: none left) */
+    size_t s, t, l, c;    /* next element of samples, timeDeltas, lines,
+                             columns (0: absent or done) */
+    int has_ts;           /* the profile has a start time */
+    int warned_full;      /* TREAD_WARN_LIMIT given for this record */
+    int warned_unknown;   /* a sample of an undefined node, said once */
+} jp_cursor;
+
+typedef struct json_profiles {
+    const tread_alloc *alloc;
+    jp_entry *slots;
+    size_t cap;           /* power of two, or 0 */
+    size_t used;
+    size_t max;           /* TREAD_OPT_MAX_PROFILE_NODES */
+    uint32_t nprof;       /* profiles made so far */
+    uint64_t cpu_seq;     /* CpuProfile events so far */
+    jp_cursor cur;
+    tread_buf fid;        /* a frame id being formatted */
+    tread_buf parent;     /* its parent's */
+    size_t prefix_len;    /* "<pid>:<id>:" at the start of both */
+    tread_buf sargs;      /* a sample's args (line, column) */
+    struct tread_event sev; /* the sample being delivered (sample_template) */
+    int file_sev;         /* sev is a .cpuprofile's */
+
+    /* a .cpuprofile's samples[] and timeDeltas[], paired as they stream:
+     * the values of whichever array is ahead wait here */
+    int64_t *pend;
+    size_t pend_head, pend_len, pend_cap;
+    uint64_t n_samples, n_deltas;
+    jp_entry file;        /* the file's profile: its running time */
+    int warned_late_start;
+    int warned_unknown;
+} json_profiles;
+
+void json_profiles_init(json_profiles *t, struct tread_parser *p);
+void json_profiles_free(json_profiles *t);
+
+/* Values of enum tread_json_section / record kinds the expansion knows. */
+enum { JP_REC_PROFILE = 1, JP_REC_CHUNK, JP_REC_CPUPROFILE };
+
+/* Which profile record the captured trace event is (its name and phase),
+ * or 0. */
+int json_profile_kind(const unsigned char *name, size_t name_len, int phase,
+                      const struct json_decoder *d);
+
+/* A trace event record of kind JP_REC_* (tmpl: its event as mapped so
+ * far): its profile's events. resume: go on where a stop left it.
+ * Returns 1 when a callback asked to stop before the last event. */
+int json_profile_emit(struct json_decoder *d, struct tread_event *tmpl, int kind, int resume);
+
+/* .cpuprofile: one element of nodes[] (the record captured): its stack
+ * frame, the first time. */
+int json_profile_file_node(struct json_decoder *d, struct tread_event *tmpl);
+/* .cpuprofile: a startTime member (microseconds, as text). */
+void json_profile_file_start(struct json_decoder *d, const char *s, size_t n, unsigned type,
+                             uint64_t off);
+/* .cpuprofile: one element of samples[] (which 0) or timeDeltas[] (1),
+ * as its token; off is its input offset. Returns 1 when a callback asked
+ * to stop, 0 otherwise (-1: an error is recorded). */
+int json_profile_file_value(struct json_decoder *d, int which, unsigned type,
+                            const char *s, size_t n, uint64_t off);
+/* .cpuprofile: the document ended; samples without deltas are said. */
+void json_profile_file_end(struct json_decoder *d, uint64_t off);
+
+#endif
