@@ -1,0 +1,3 @@
+/* placeholder, replaced below */
+#include "testlib.h"
+int main(void) { return TEST_EXIT(); }
