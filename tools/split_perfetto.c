@@ -248,6 +248,7 @@ typedef struct track {
     uint32_t seq;
     size_t off, len;           /* the TrackDescriptor, in tracks_arena */
     uint64_t piece;
+    int parent_known;          /* its parent was described before it last was */
 } track;
 
 typedef struct saved {         /* a trace-level packet or global snapshot */
@@ -288,6 +289,8 @@ struct split_perfetto {
     uint64_t used_tracks[SPLIT_PF_MAX_PACKET_TRACKS];
     size_t n_used;
     uint64_t own_track;        /* the TrackDescriptor the packet holds */
+    int own_desc_seen;         /* its event: seen, and with a pid (the */
+    int own_desc_pid;          /* decoder found its parent's) */
 
     /* scratch */
     buf out;                   /* state packets for the packet being written */
@@ -466,6 +469,11 @@ static track *track_find(split_perfetto *s, uint64_t uuid)
 
 static int track_put(split_perfetto *s, uint32_t seq, const unsigned char *msg, size_t len)
 {
+    /* whether the whole file's decoder resolved its parent: its event has
+     * the parent's pid (else, whether the parent was described) */
+    int resolved = -1;
+    if (s->own_desc_seen)
+        resolved = s->own_desc_pid;
     rd r;
     fld f;
     int rc;
@@ -518,10 +526,12 @@ static int track_put(split_perfetto *s, uint32_t seq, const unsigned char *msg, 
         t->uuid = uuid;
         s->track_used++;
     } else if (t->len == len && memcmp(s->tracks_arena.p + t->off, msg, len) == 0) {
+        t->parent_known = resolved >= 0 ? resolved : track_find(s, parent) != NULL;
         t->seq = seq;
         t->piece = s->piece;
         return 0;
     }
+    t->parent_known = resolved >= 0 ? resolved : track_find(s, parent) != NULL;
     t->parent = parent;
     t->incremental = incr;
     t->seq = seq;
@@ -983,56 +993,89 @@ static counter *counter_get(split_perfetto *s, seqst *q, uint64_t uuid)
     return c;
 }
 
-/* The TrackEvent's main counter, if on an incremental track: its value
- * moved into the running value; *rewrite set when the piece's decoder
- * lacks the running value before it (the value is then written as the
- * running value plus it, so both decoders give the same). Extra counter
- * values on incremental tracks restart in a piece (counted). */
-typedef struct te_counter {
-    int present, is_double;
+/* The counter values of a TrackEvent: the main one (counter_value or
+ * double_counter_value, on its track) and the extra ones (on the event's
+ * or the defaults' extra track uuids, in order), each with the running
+ * value of its track when that track is incremental. */
+#define TE_MAX_VALUES 64 /* the decoder's PF_MAX_EXTRA_COUNTERS */
+typedef struct te_value {
+    int is_double;
     int64_t iv;
     double dv;
-    uint64_t uuid;
-    int has_uuid;
-    int extra_incremental;
+    counter *ctr;              /* the incremental track's value, or NULL */
+} te_value;
+
+typedef struct te_counter {
+    int has_main;
+    te_value main;
+    te_value xi[TE_MAX_VALUES], xd[TE_MAX_VALUES]; /* extra int / double values */
+    size_t n_xi, n_xd;
 } te_counter;
+
+/* A repeated uint64/int64 field, packed or not, appended to v[*n]. */
+static void read_repeated(const fld *f, uint64_t *v, size_t *n, int fixed)
+{
+    if (f->wire != 2) {
+        if (*n < TE_MAX_VALUES)
+            v[(*n)++] = f->v;
+        return;
+    }
+    rd p;
+    rd_init(&p, f->data, f->len);
+    while (p.p < p.end && *n < TE_MAX_VALUES) {
+        uint64_t x = 0;
+        if (fixed) {
+            if (p.end - p.p < 8)
+                return;
+            for (int i = 7; i >= 0; i--)
+                x = (x << 8) | p.p[i];
+            p.p += 8;
+        } else if (rd_varint(&p, &x)) {
+            return;
+        }
+        v[(*n)++] = x;
+    }
+}
+
+static counter *incremental(split_perfetto *s, seqst *q, uint64_t uuid)
+{
+    track *t = track_find(s, uuid);
+    return t && t->incremental ? counter_get(s, q, uuid) : NULL;
+}
 
 static void read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size_t n,
                          te_counter *tc)
 {
     rd r;
     fld f;
+    uint64_t xi[TE_MAX_VALUES], xd[TE_MAX_VALUES], ui[TE_MAX_VALUES], ud[TE_MAX_VALUES];
+    size_t n_ui = 0, n_ud = 0;
+    int has_ui = 0, has_ud = 0, has_uuid = 0;
+    uint64_t uuid = 0;
     memset(tc, 0, sizeof *tc);
-    uint64_t extra_uuids[64];
-    size_t n_extra = 0;
-    int has_extra_vals = 0, has_extra_uuids = 0;
     rd_init(&r, te, n);
     while (rd_next(&r, &f) > 0) {
         if (f.num == 30 && f.wire == 0) {
-            tc->present = 1, tc->is_double = 0, tc->iv = (int64_t)f.v;
+            tc->has_main = 1, tc->main.is_double = 0, tc->main.iv = (int64_t)f.v;
         } else if (f.num == 44 && f.wire == 1) {
-            tc->present = 1, tc->is_double = 1;
-            memcpy(&tc->dv, &f.v, sizeof tc->dv);
+            tc->has_main = 1, tc->main.is_double = 1;
+            memcpy(&tc->main.dv, &f.v, sizeof tc->main.dv);
         } else if (f.num == 11 && f.wire == 0) {
-            tc->has_uuid = 1, tc->uuid = f.v;
-        } else if (f.num == 12 || f.num == 46) {
-            has_extra_vals = 1;
-        } else if ((f.num == 31 || f.num == 45) && f.wire == 0) {
-            has_extra_uuids = 1;
-            if (n_extra < 64)
-                extra_uuids[n_extra++] = f.v;
-        } else if ((f.num == 31 || f.num == 45) && f.wire == 2) {
-            has_extra_uuids = 1;
-            rd p;
-            uint64_t v;
-            rd_init(&p, f.data, f.len);
-            while (p.p < p.end && !rd_varint(&p, &v))
-                if (n_extra < 64)
-                    extra_uuids[n_extra++] = v;
+            has_uuid = 1, uuid = f.v;
+        } else if (f.num == 12) {
+            read_repeated(&f, xi, &tc->n_xi, 0);
+        } else if (f.num == 46) {
+            read_repeated(&f, xd, &tc->n_xd, f.wire == 2);
+        } else if (f.num == 31) {
+            has_ui = 1;
+            read_repeated(&f, ui, &n_ui, 0);
+        } else if (f.num == 45) {
+            has_ud = 1;
+            read_repeated(&f, ud, &n_ud, 0);
         }
     }
-    if (!tc->has_uuid && q->has_defaults) {
-        /* TracePacketDefaults.track_event_defaults.track_uuid */
+    if (q->has_defaults) {
+        /* TracePacketDefaults.track_event_defaults */
         rd d, e;
         fld g, h;
         rd_init(&d, q->defaults.p, q->defaults.len);
@@ -1041,34 +1084,75 @@ static void read_counter(split_perfetto *s, seqst *q, const unsigned char *te, s
                 continue;
             rd_init(&e, g.data, g.len);
             while (rd_next(&e, &h) > 0) {
-                if (h.num == 11 && h.wire == 0)
-                    tc->has_uuid = 1, tc->uuid = h.v;
-                else if (!has_extra_uuids && (h.num == 31 || h.num == 45) && h.wire == 0 &&
-                         n_extra < 64)
-                    extra_uuids[n_extra++] = h.v;
-                else if (!has_extra_uuids && (h.num == 31 || h.num == 45) && h.wire == 2) {
-                    rd p;
-                    uint64_t v;
-                    rd_init(&p, h.data, h.len);
-                    while (p.p < p.end && !rd_varint(&p, &v))
-                        if (n_extra < 64)
-                            extra_uuids[n_extra++] = v;
-                }
+                if (h.num == 11 && h.wire == 0 && !has_uuid)
+                    has_uuid = 1, uuid = h.v;
+                else if (h.num == 31 && !has_ui)
+                    read_repeated(&h, ui, &n_ui, 0);
+                else if (h.num == 45 && !has_ud)
+                    read_repeated(&h, ud, &n_ud, 0);
             }
         }
     }
-    if (has_extra_vals)
-        for (size_t i = 0; i < n_extra; i++) {
-            track *t = track_find(s, extra_uuids[i]);
-            if (t && t->incremental)
-                tc->extra_incremental = 1;
-        }
+    if (tc->has_main && has_uuid)
+        tc->main.ctr = incremental(s, q, uuid);
+    for (size_t i = 0; i < tc->n_xi; i++) {
+        tc->xi[i].iv = (int64_t)xi[i];
+        tc->xi[i].ctr = i < n_ui ? incremental(s, q, ui[i]) : NULL;
+    }
+    for (size_t i = 0; i < tc->n_xd; i++) {
+        tc->xd[i].is_double = 1;
+        memcpy(&tc->xd[i].dv, &xd[i], sizeof(double));
+        tc->xd[i].ctr = i < n_ud ? incremental(s, q, ud[i]) : NULL;
+    }
 }
 
-/* A copy of the packet with the TrackEvent's counter value replaced. */
-static int rewrite_counter(split_perfetto *s, const unsigned char *p, size_t n,
-                           const te_counter *tc, int64_t iv, double dv, buf *out)
+/* The value to write for v in the current piece: the running value plus
+ * v when the piece's decoder lacks the running value (1), else v (0). */
+static int piece_value(const split_perfetto *s, const te_value *v, te_value *out)
 {
+    *out = *v;
+    const counter *c = v->ctr;
+    if (!c || c->piece == s->piece || (v->is_double ? c->dval == 0 : c->ival == 0))
+        return 0;
+    if (v->is_double)
+        out->dv = c->dval + v->dv;
+    else
+        out->iv = (int64_t)((uint64_t)c->ival + (uint64_t)v->iv);
+    return 1;
+}
+
+static void advance(split_perfetto *s, te_value *v)
+{
+    if (!v->ctr)
+        return;
+    v->ctr->ival = (int64_t)((uint64_t)v->ctr->ival + (uint64_t)v->iv);
+    v->ctr->dval += v->dv;
+    v->ctr->piece = s->piece;
+}
+
+static int put_double(buf *b, double d)
+{
+    uint64_t bits;
+    unsigned char t[8];
+    memcpy(&bits, &d, sizeof bits);
+    for (int i = 0; i < 8; i++)
+        t[i] = (unsigned char)(bits >> (8 * i));
+    return buf_put(b, t, 8);
+}
+
+/* A copy of the packet with its TrackEvent's counter values as the piece
+ * needs them, into out; 0 when none needs rewriting (out untouched). */
+static int rewrite_counters(split_perfetto *s, const unsigned char *p, size_t n,
+                            const te_counter *tc, buf *out)
+{
+    te_value m, xi[TE_MAX_VALUES], xd[TE_MAX_VALUES];
+    int any = tc->has_main && piece_value(s, &tc->main, &m);
+    for (size_t i = 0; i < tc->n_xi; i++)
+        any |= piece_value(s, &tc->xi[i], &xi[i]);
+    for (size_t i = 0; i < tc->n_xd; i++)
+        any |= piece_value(s, &tc->xd[i], &xd[i]);
+    if (!any)
+        return 0;
     rd r, e;
     fld f, g;
     rd_init(&r, p, n);
@@ -1082,24 +1166,36 @@ static int rewrite_counter(split_perfetto *s, const unsigned char *p, size_t n,
         s->tmp2.len = 0;
         rd_init(&e, f.data, f.len);
         while (rd_next(&e, &g) > 0)
-            if (!((g.num == 30 && g.wire == 0) || (g.num == 44 && g.wire == 1)) &&
+            if (!((g.num == 30 && g.wire == 0) || (g.num == 44 && g.wire == 1) || g.num == 12 ||
+                  g.num == 46) &&
                 buf_put(&s->tmp2, g.start, (size_t)(e.p - g.start)))
                 return nomem(s);
-        if (tc->is_double) {
-            uint64_t bits;
-            unsigned char b[8];
-            memcpy(&bits, &dv, sizeof bits);
-            for (int i = 0; i < 8; i++)
-                b[i] = (unsigned char)(bits >> (8 * i));
-            if (buf_tag(&s->tmp2, 44, 1) || buf_put(&s->tmp2, b, 8))
-                return nomem(s);
-        } else if (buf_tag(&s->tmp2, 30, 0) || buf_varint(&s->tmp2, (uint64_t)iv)) {
+        buf *t = &s->tmp2;
+        if (tc->has_main && m.is_double && (buf_tag(t, 44, 1) || put_double(t, m.dv)))
             return nomem(s);
+        if (tc->has_main && !m.is_double && (buf_tag(t, 30, 0) || buf_varint(t, (uint64_t)m.iv)))
+            return nomem(s);
+        if (tc->n_xi) {
+            size_t len = 0;
+            for (size_t i = 0; i < tc->n_xi; i++)
+                len += varint_size((uint64_t)xi[i].iv);
+            if (buf_tag(t, 12, 2) || buf_varint(t, len))
+                return nomem(s);
+            for (size_t i = 0; i < tc->n_xi; i++)
+                if (buf_varint(t, (uint64_t)xi[i].iv))
+                    return nomem(s);
+        }
+        if (tc->n_xd) {
+            if (buf_tag(t, 46, 2) || buf_varint(t, 8 * tc->n_xd))
+                return nomem(s);
+            for (size_t i = 0; i < tc->n_xd; i++)
+                if (put_double(t, xd[i].dv))
+                    return nomem(s);
         }
         if (buf_lenfield(out, F_TRACK_EVENT, s->tmp2.p, s->tmp2.len))
             return nomem(s);
     }
-    return 0;
+    return 1;
 }
 
 /* ---- trace-level packets ---------------------------------------------- */
@@ -1111,7 +1207,8 @@ static int note_trace_packet(split_perfetto *s, uint32_t field, uint32_t seq,
         if (s->trace_pk[i].field == field && s->trace_pk[i].msg.len == n &&
             memcmp(s->trace_pk[i].msg.p, m, n) == 0)
             return 0;
-    if (s->n_trace >= SPLIT_PF_MAX_TRACE_PACKETS || s->trace_bytes + n > SPLIT_PF_MAX_TRACE_BYTES) {
+    if (n > SPLIT_PF_MAX_TRACE_PACKET_BYTES || s->n_trace >= SPLIT_PF_MAX_TRACE_PACKETS ||
+        s->trace_bytes + n > SPLIT_PF_MAX_TRACE_BYTES) {
         s->st.trace_not_kept++;
         return 0;
     }
@@ -1159,6 +1256,29 @@ static int piece_header(split_perfetto *s, buf *out)
         if (put_saved(out, &s->trace_pk[i]))
             return nomem(s);
     return 0;
+}
+
+/* Track t's descriptor, if the piece lacks it, with its parents: in the
+ * order the whole file had them when t was last described (a track
+ * described before its parent has no pid from it, there and here). */
+static int put_track(split_perfetto *s, track *t, int depth)
+{
+    if (!t || t->piece == s->piece || depth >= SPLIT_PF_MAX_PARENT_DEPTH)
+        return 0;
+    t->piece = s->piece; /* (also ends a cycle) */
+    track *parent = track_find(s, t->parent);
+    if (t->parent_known && put_track(s, parent, depth + 1))
+        return -1;
+    if (t->len) {
+        buf *out = &s->out;
+        size_t mark;
+        if (put_packet_begin(out, &mark) ||
+            (t->seq && (buf_tag(out, F_SEQ_ID, 0) || buf_varint(out, t->seq))) ||
+            buf_lenfield(out, F_TRACK_DESC, s->tracks_arena.p + t->off, t->len))
+            return nomem(s);
+        put_packet_end(out, mark);
+    }
+    return t->parent_known ? 0 : put_track(s, parent, depth + 1);
 }
 
 /* The state packets the held packet needs in the current piece, into
@@ -1216,35 +1336,11 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
             put_packet_end(out, mark);
         }
     }
-    /* the tracks its events are on, parents first */
-    for (size_t i = 0; i < s->n_used; i++) {
-        uint64_t chain[SPLIT_PF_MAX_PARENT_DEPTH];
-        size_t n = 0;
-        if (s->used_tracks[i] == s->own_track)
-            continue; /* the packet describes it (its parent is in the list) */
-        for (track *t = track_find(s, s->used_tracks[i]);
-             t && t->piece != s->piece && n < SPLIT_PF_MAX_PARENT_DEPTH;
-             t = track_find(s, t->parent)) {
-            int seen = 0;
-            for (size_t j = 0; j < n; j++)
-                seen |= chain[j] == t->uuid;
-            if (seen)
-                break; /* a cycle */
-            chain[n++] = t->uuid;
-        }
-        while (n--) {
-            track *t = track_find(s, chain[n]);
-            t->piece = s->piece;
-            if (!t->len)
-                continue;
-            size_t mark;
-            if (put_packet_begin(out, &mark) ||
-                (t->seq && (buf_tag(out, F_SEQ_ID, 0) || buf_varint(out, t->seq))) ||
-                buf_lenfield(out, F_TRACK_DESC, s->tracks_arena.p + t->off, t->len))
-                return nomem(s);
-            put_packet_end(out, mark);
-        }
-    }
+    /* the tracks its events are on, and their parents */
+    for (size_t i = 0; i < s->n_used; i++)
+        if (s->used_tracks[i] != s->own_track && /* (the packet describes it) */
+            put_track(s, track_find(s, s->used_tracks[i]), 0))
+            return -1;
     return 0;
 }
 
@@ -1351,18 +1447,17 @@ static int write_held(split_perfetto *s)
         int have = 0;
         for (size_t i = 0; i < s->n_used; i++)
             have |= s->used_tracks[i] == parent;
-        if (parent && !have && s->n_used < SPLIT_PF_MAX_PACKET_TRACKS)
+        /* (only when the whole file's decoder had it: else the piece must
+         * not have it either) */
+        int resolved = s->own_desc_seen ? s->own_desc_pid : track_find(s, parent) != NULL;
+        if (parent && !have && resolved && s->n_used < SPLIT_PF_MAX_PACKET_TRACKS)
             s->used_tracks[s->n_used++] = parent;
     }
     /* its incremental counter value */
     te_counter tc;
     memset(&tc, 0, sizeof tc);
-    counter *ctr = NULL;
     if (q && te && !dropped) {
         read_counter(s, q, te, te_len, &tc);
-        track *t = tc.present && tc.has_uuid ? track_find(s, tc.uuid) : NULL;
-        if (t && t->incremental)
-            ctr = counter_get(s, q, tc.uuid);
         if (s->failed)
             return -1;
     }
@@ -1377,15 +1472,12 @@ static int write_held(split_perfetto *s)
             return -1;
         const unsigned char *body = p;
         size_t body_len = n;
-        int rewritten = 0;
-        if (ctr && ctr->piece != s->piece &&
-            (tc.is_double ? ctr->dval != 0 : ctr->ival != 0)) {
-            int64_t iv = (int64_t)((uint64_t)ctr->ival + (uint64_t)tc.iv);
-            if (rewrite_counter(s, p, n, &tc, iv, ctr->dval + tc.dv, &s->tmp))
-                return -1;
+        int rewritten = rewrite_counters(s, p, n, &tc, &s->tmp);
+        if (rewritten < 0)
+            return -1;
+        if (rewritten) {
             body = s->tmp.p;
             body_len = s->tmp.len;
-            rewritten = 1;
         }
         size_t seq_extra = 0;
         if (pk->seq_id && !has_seq_field)
@@ -1432,13 +1524,12 @@ static int write_held(split_perfetto *s)
     }
 
     /* the whole file's decoder after the packet */
-    if (ctr) {
-        ctr->ival = (int64_t)((uint64_t)ctr->ival + (uint64_t)tc.iv);
-        ctr->dval += tc.dv;
-        ctr->piece = s->piece;
-    }
-    if (tc.extra_incremental)
-        s->st.extra_counters_restarted++;
+    if (tc.has_main)
+        advance(s, &tc.main);
+    for (size_t i = 0; i < tc.n_xi; i++)
+        advance(s, &tc.xi[i]);
+    for (size_t i = 0; i < tc.n_xd; i++)
+        advance(s, &tc.xd[i]);
     if (!q)
         return 0;
     q->valid = valid_after;
@@ -1508,6 +1599,7 @@ int split_perfetto_packet(split_perfetto *s, const tread_perfetto_packet *pk)
     if (buf_put(&s->cur, pk->data, pk->len))
         return nomem(s);
     s->n_used = 0;
+    s->own_desc_seen = s->own_desc_pid = 0;
     s->have = 1;
     return 0;
 }
@@ -1517,6 +1609,11 @@ int split_perfetto_event(split_perfetto *s, const tread_event *ev)
     if (s->failed)
         return -1;
     s->st.events++;
+    if (ev->kind == TREAD_EVENT_METADATA && ev->meta == TREAD_META_TRACK_DESCRIPTOR &&
+        !s->own_desc_seen) {
+        s->own_desc_seen = 1;
+        s->own_desc_pid = (ev->flags & TREAD_HAS_PID) != 0;
+    }
     if (!(ev->flags & TREAD_HAS_TRACK) || !ev->track_uuid || !s->have)
         return 0;
     for (size_t i = 0; i < s->n_used; i++)
@@ -1566,16 +1663,15 @@ void split_perfetto_print_warnings(const split_perfetto *s, FILE *f)
         {t->state_not_kept, "interned entries or descriptors beyond SPLIT_PF_MAX_STATE_BYTES: "
                             "not repeated in later pieces"},
         {t->tracks_not_kept, "track descriptors beyond SPLIT_PF_MAX_TRACKS: not repeated"},
-        {t->trace_not_kept, "trace-level packets beyond SPLIT_PF_MAX_TRACE_PACKETS/_BYTES: "
-                            "not repeated"},
+        {t->trace_not_kept, "trace-level packets beyond SPLIT_PF_MAX_TRACE_PACKETS, "
+                            "SPLIT_PF_MAX_TRACE_BYTES or SPLIT_PF_MAX_TRACE_PACKET_BYTES: only in "
+                            "their own piece"},
         {t->refs_not_kept, "interned references beyond SPLIT_PF_MAX_REFS in one packet"},
         {t->tracks_of_packet_not_kept, "tracks beyond SPLIT_PF_MAX_PACKET_TRACKS in one packet"},
         {t->unknown_refs, "references to interned data of an unknown kind: every kind's entry "
                           "of that iid repeated"},
         {t->counters_not_kept, "incremental counters beyond SPLIT_PF_MAX_COUNTERS on a sequence"},
         {t->clocks_not_kept, "sequence clocks beyond SPLIT_PF_MAX_SEQ_CLOCKS"},
-        {t->extra_counters_restarted, "extra counter values on incremental tracks: their "
-                                      "running value restarts in a piece"},
         {t->clock_shift_inexact, "clock snapshots moved by an amount their unit does not "
                                  "divide"},
     };

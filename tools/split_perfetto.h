@@ -28,7 +28,10 @@
                                                and descriptors kept, in all */
 #define SPLIT_PF_MAX_TRACKS 65536         /* track descriptors kept */
 #define SPLIT_PF_MAX_TRACE_PACKETS 32     /* trace-level packets repeated */
-#define SPLIT_PF_MAX_TRACE_BYTES (256u << 10) /* ...and their bytes */
+#define SPLIT_PF_MAX_TRACE_BYTES (16u << 10) /* ...and their bytes */
+#define SPLIT_PF_MAX_TRACE_PACKET_BYTES 8192 /* a larger one (Chrome's 80 KiB
+                                                extension_descriptor) stays in
+                                                its own piece only */
 #define SPLIT_PF_CLOCK_SNAPSHOTS 4        /* latest global ClockSnapshots
                                              repeated in every piece */
 #define SPLIT_PF_MAX_SEQ_CLOCKS 16        /* sequence-scoped clocks per sequence */
@@ -47,12 +50,13 @@ typedef struct split_perfetto_stats {
                                   clocks, trace-level copies) */
     uint64_t state_bytes;      /* their bytes, framing included */
     uint64_t seq_added;        /* packets given their sequence id field */
-    uint64_t counters_rewritten; /* first incremental counter values of a
-                                    piece written as the running value */
+    uint64_t counters_rewritten; /* packets whose incremental counter values
+                                    were written as the running values (the
+                                    first on their track in a piece) */
     /* counted warnings */
     uint64_t seq_not_kept, state_not_kept, tracks_not_kept, trace_not_kept;
     uint64_t refs_not_kept, tracks_of_packet_not_kept, unknown_refs;
-    uint64_t counters_not_kept, clocks_not_kept, extra_counters_restarted;
+    uint64_t counters_not_kept, clocks_not_kept;
     uint64_t clock_shift_inexact;
 } split_perfetto_stats;
 

@@ -1,4 +1,4 @@
-/* split_perfetto over trace files at three piece sizes (4 KiB, 64 KiB and
+/* split_perfetto over trace files at three piece sizes (16 KiB, 256 KiB and
  * a fifth of the file), each split checked by split_pf_verify: every input
  * packet in one piece, in order, byte for byte; its events from the piece
  * equal its events from the whole file, every field but the offset; added
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
             failed = 1;
             continue;
         }
-        uint64_t sizes[3] = {4096, 65536, len / 5 > 4096 ? len / 5 : 4096};
+        uint64_t sizes[3] = {16384, 262144, len / 5 > 4096 ? len / 5 : 4096};
         int ok = 1;
         char err[4096];
         for (int k = 0; k < 3 && ok; k++) {
@@ -54,9 +54,12 @@ int main(int argc, char **argv)
                 pieces_mem_free(&pc);
             }
             if (ok)
-                printf("ok %s %llu: %zu pieces, %llu packets, %llu added (%llu bytes)\n", argv[i],
+                printf("ok %s %llu: %zu pieces, %llu packets, %llu added (%llu bytes), %llu "
+                       "counters rewritten, %zu parent pids resolved\n", argv[i],
                        (unsigned long long)sizes[k], pm.n, (unsigned long long)st.packets,
-                       (unsigned long long)st.state_packets, (unsigned long long)st.state_bytes);
+                       (unsigned long long)st.state_packets, (unsigned long long)st.state_bytes,
+                       (unsigned long long)st.counters_rewritten, split_pf_parent_resolved);
+            split_pf_parent_resolved = 0;
             pieces_mem_free(&pm);
         }
         failed |= !ok;

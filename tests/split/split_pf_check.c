@@ -93,6 +93,8 @@ int split_pf_run(const void *in, size_t len, uint64_t max_bytes, size_t chunk, p
 
 /* ---- what a parse delivers, per packet -------------------------------- */
 
+size_t split_pf_parent_resolved;
+
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *b = p;
@@ -107,6 +109,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 typedef struct pkrec {
     uint64_t norm;       /* the packet's bytes, sequence id and counter value aside */
     uint64_t ev;         /* its events' text, offsets aside */
+    uint64_t evr;        /* the same, pids of tracks resolved through a parent aside */
     uint32_t events;
     int restates;        /* only metadata the whole file states, or clock syncs */
 } pkrec;
@@ -213,7 +216,8 @@ static int copy_fields(const unsigned char *p, const unsigned char *e, int top, 
         }
         if (top && num == 10 && wire == 0)
             continue; /* trusted_packet_sequence_id: the events compare it */
-        if (!top && ((num == 30 && wire == 0) || (num == 44 && wire == 1)))
+        if (!top && ((num == 30 && wire == 0) || (num == 44 && wire == 1) || num == 12 ||
+                     num == 46))
             continue; /* counter values: the events compare them */
         if (top && num == 11 && wire == 2) {
             out[(*olen)++] = 0x5a; /* a marker: the TrackEvent follows */
@@ -255,6 +259,7 @@ static int coll_packet(void *user, const tread_perfetto_packet *pk)
     pkrec *r = &c->pk[c->n++];
     r->norm = norm_hash(c, pk->data, pk->len);
     r->ev = FNV0;
+    r->evr = FNV0;
     r->events = 0;
     r->restates = 1;
     return 0;
@@ -288,6 +293,22 @@ static int coll_event(void *user, const tread_event *ev)
     strip(&c->d, " off=");
     r->ev = fnv(r->ev, c->d.text, c->d.len);
     r->events++;
+    /* relaxed: the pid and tid of an async or counter track come from its
+     * parent when the track is described: tread's whole-file decoder has
+     * none for a track described before its parent, which a piece that
+     * describes the parent first for another track has */
+    tread_event e3 = *ev;
+    int relax = (ev->flags & TREAD_HAS_TRACK) &&
+                (ev->track_kind == TREAD_TRACK_ASYNC || ev->track_kind == TREAD_TRACK_COUNTER);
+    if (relax) {
+        e3.flags &= ~(uint32_t)(TREAD_HAS_PID | TREAD_HAS_TID);
+        e3.pid = e3.tid = 0;
+        c->d.len = 0;
+        c->d.text[0] = 0;
+        dump_event(&c->d, &e3);
+        strip(&c->d, " off=");
+    }
+    r->evr = fnv(r->evr, c->d.text, c->d.len);
     if (c->want_index == c->n - 1 && c->first_text) {
         size_t have = strlen(c->first_text);
         char *t = realloc(c->first_text, have + c->d.len + 1);
@@ -310,10 +331,21 @@ static int coll_event(void *user, const tread_event *ev)
     dump_event(&c->d, &e2);
     strip(&c->d, " off=");
     uint64_t fact = fnv(FNV0, c->d.text, c->d.len);
-    if (c->whole)
+    e3.flags &= ~(uint32_t)TREAD_HAS_TS;
+    c->d.len = 0;
+    c->d.text[0] = 0;
+    dump_event(&c->d, &e3);
+    strip(&c->d, " off=");
+    uint64_t rfact = fnv(0x9e3779b97f4a7c15ULL, c->d.text, c->d.len);
+    if (c->whole) {
         hset_add(c->facts, fact);
-    else if (!hset_has(c->facts, fact))
-        r->restates = 0;
+        hset_add(c->facts, rfact);
+    } else if (!hset_has(c->facts, fact)) {
+        if (relax && hset_has(c->facts, rfact))
+            split_pf_parent_resolved++;
+        else
+            r->restates = 0;
+    }
     return 0;
 }
 
@@ -391,7 +423,9 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
             const pkrec *a = &pc.pk[i];
             if (j + m < whole.n && a->norm == whole.pk[j + m].norm) {
                 const pkrec *b = &whole.pk[j + m];
-                if (a->ev != b->ev || a->events != b->events) {
+                if (a->ev != b->ev && a->evr == b->evr && a->events == b->events)
+                split_pf_parent_resolved++;
+            else if (a->ev != b->ev || a->events != b->events) {
                     char *ta = events_text(mp->data, mp->len, i);
                     char *tb = events_text(in, len, j + m);
                     rc = failf(err, errlen, "piece %zu packet %zu (input packet %zu): %u "

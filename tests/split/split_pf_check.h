@@ -20,6 +20,11 @@
 #include "pieces_mem.h"
 #include "split_perfetto.h"
 
+/* Packets whose events differ from the whole file's only by the pid and
+ * tid of async or counter tracks (split_pf_check.c says why), counted by
+ * split_pf_verify. */
+extern size_t split_pf_parent_resolved;
+
 /* Splits in[0, len) (fed in chunks of `chunk` bytes, 0: whole) into *pm.
  * 0, or -1 with the reason in err. */
 int split_pf_run(const void *in, size_t len, uint64_t max_bytes, size_t chunk, pieces_mem *pm,
