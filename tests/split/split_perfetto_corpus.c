@@ -1,5 +1,5 @@
-/* split_perfetto over trace files at three piece sizes (16 KiB, 256 KiB and
- * a fifth of the file), each split checked by split_pf_verify: every input
+/* split_perfetto over trace files at three piece sizes (16 KiB, and
+ * a fortieth and a quarter of the file, at least 2 KiB), each split checked by split_pf_verify: every input
  * packet in one piece, in order, byte for byte; its events from the piece
  * equal its events from the whole file, every field but the offset; added
  * packets only restate metadata; piece sizes within --max-bytes. Also
@@ -34,7 +34,8 @@ int main(int argc, char **argv)
             failed = 1;
             continue;
         }
-        uint64_t sizes[3] = {16384, 262144, len / 5 > 4096 ? len / 5 : 4096};
+        uint64_t sizes[3] = {16384, len / 40 > 2048 ? len / 40 : 2048,
+                             len / 4 > 2048 ? len / 4 : 2048};
         int ok = 1;
         char err[4096];
         for (int k = 0; k < 3 && ok; k++) {
