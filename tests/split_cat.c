@@ -6,7 +6,9 @@
  *
  * For each path on standard input (one per line): its events as the lines
  * `tread cat` writes (tools/ndjson_writer.c), each after "PIECE OFFSET\t":
- * the file's line number from 0 and the byte offset of its record. Exit 1 when a file does not read cleanly
+ * the file's line number from 0 and the byte offset of its record; then
+ * "# decoded N", its decoded size (Perfetto compressed packets expanded),
+ * and "# status S", 1 when it stopped with an error. Exit 1 when a file does not read cleanly
  * (an error); warnings are counted per file on standard error.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -60,13 +62,25 @@ int main(void)
         tread_callbacks cb = {.event = cat_event, .warning = on_warning};
         tread_set_callbacks(p, &cb, &c);
         c.warnings = 0;
+        int rc_file = 0;
         if (tread_parse_path(p, line) != TREAD_STATUS_OK) {
+            rc_file = 1;
             fprintf(stderr, "split_cat: %s: %s at byte %llu: %s\n", line,
                     tread_error_name(tread_get_error(p)),
                     (unsigned long long)tread_get_error_offset(p),
                     tread_get_error_message(p));
             rc = 1;
         }
+        tread_stats st;
+        tread_get_stats(p, &st);
+        uint64_t decoded = st.bytes_decoded;
+        tread_counter fc[64];
+        size_t nfc = tread_get_format_counters(p, fc, 64);
+        for (size_t i = 0; i < nfc && i < 64; i++)
+            if (strcmp(fc[i].name, "compressed_bytes_expanded") == 0)
+                decoded += fc[i].value; /* copied expanded into pieces */
+        out_buf_printf(&ob, "# decoded %llu\n", (unsigned long long)decoded);
+        out_buf_printf(&ob, "# status %d\n", rc_file);
         if (c.warnings)
             fprintf(stderr, "split_cat: %s: %llu warnings\n", line,
                     (unsigned long long)c.warnings);

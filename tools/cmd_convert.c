@@ -9,9 +9,10 @@
 #include "commands.h"
 #include "convert_sink.h"
 #include "split_fxt.h"
+#include "split_perfetto.h"
 
 /* How a split writes its pieces: decided at the first record or event. */
-enum { MODE_UNDECIDED = 0, MODE_SINK, MODE_FXT };
+enum { MODE_UNDECIDED = 0, MODE_SINK, MODE_FXT, MODE_PERFETTO };
 
 typedef struct guard_ctx {
     cli_input *in;
@@ -27,6 +28,7 @@ typedef struct run_ctx {
     int mode;
     split_pieces *sp;        /* native splits */
     split_fxt *fxt;
+    split_perfetto *pf;
     int failed;              /* a native split failed: error holds why */
     char error[4096];
 } run_ctx;
@@ -41,10 +43,10 @@ static int native_fail(run_ctx *r, const char *msg)
     return 1;
 }
 
-/* FXT input split without --to: FXT pieces (split_fxt.c). */
-static int start_fxt(run_ctx *r)
+/* The pieces of a split into the input's own format. */
+static int start_pieces(run_ctx *r, const char *suffix)
 {
-    split_pieces_config cfg = {.prefix = r->prefix, .suffix = "fxt",
+    split_pieces_config cfg = {.prefix = r->prefix, .suffix = suffix,
                                .max_bytes = r->sink->max_bytes,
                                .max_total_bytes = r->sink->max_total_bytes};
     char err[256];
@@ -52,10 +54,47 @@ static int start_fxt(run_ctx *r)
         return native_fail(r, err);
     if (r->sink->guard)
         split_pieces_set_guard(r->sp, r->sink->guard, r->sink->guard_user);
+    return 0;
+}
+
+/* FXT input split without --to: FXT pieces (split_fxt.c). */
+static int start_fxt(run_ctx *r)
+{
+    if (start_pieces(r, "fxt") != 0)
+        return 1;
     if (!(r->fxt = split_fxt_new(r->sp)))
         return native_fail(r, "out of memory");
     r->mode = MODE_FXT;
     return 0;
+}
+
+/* Perfetto input split without --to or --to perfetto: Perfetto pieces,
+ * packets copied (split_perfetto.c). */
+static int start_perfetto(run_ctx *r)
+{
+    if (start_pieces(r, "pftrace") != 0)
+        return 1;
+    if (!(r->pf = split_perfetto_new(r->sp)))
+        return native_fail(r, "out of memory");
+    r->mode = MODE_PERFETTO;
+    return 0;
+}
+
+static int on_packet(void *user, const tread_perfetto_packet *pk)
+{
+    run_ctx *r = user;
+    if (r->mode == MODE_UNDECIDED) {
+        if (r->prefix && r->opt->convert_to != CLI_TO_JSON) {
+            if (start_perfetto(r) != 0)
+                return 1;
+        } else {
+            r->mode = MODE_SINK;
+        }
+    }
+    if (r->mode != MODE_PERFETTO)
+        return 0;
+    return split_perfetto_packet(r->pf, pk) != 0
+               ? native_fail(r, split_perfetto_error(r->pf)) : 0;
 }
 
 static int on_event(void *user, const tread_event *ev)
@@ -63,6 +102,9 @@ static int on_event(void *user, const tread_event *ev)
     run_ctx *r = user;
     if (r->mode == MODE_FXT)
         return split_fxt_event(r->fxt, ev) != 0 ? native_fail(r, split_fxt_error(r->fxt)) : 0;
+    if (r->mode == MODE_PERFETTO)
+        return split_perfetto_event(r->pf, ev) != 0
+                   ? native_fail(r, split_perfetto_error(r->pf)) : 0;
     r->mode = MODE_SINK;
     return convert_sink_event(r->sink, ev) != 0;
 }
@@ -91,6 +133,18 @@ static int on_blob(void *user, const tread_blob *b)
     return split_fxt_blob(r->fxt, b) != 0 ? native_fail(r, split_fxt_error(r->fxt)) : 0;
 }
 
+/* Bytes the input holds beyond bytes_decoded: Perfetto compressed
+ * packets, expanded (their packets are copied expanded into pieces). */
+static uint64_t decoded_extra(const tread_parser *p)
+{
+    tread_counter c[64];
+    size_t n = tread_get_format_counters(p, c, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(c[i].name, "compressed_bytes_expanded") == 0)
+            return c[i].value;
+    return 0;
+}
+
 /* The default --max-total-bytes: a multiple of the input decoded so far,
  * plus a fixed allowance per piece and in all (doc/convert.md). */
 static uint64_t default_guard(void *user, const split_pieces *sp)
@@ -99,7 +153,8 @@ static uint64_t default_guard(void *user, const split_pieces *sp)
     tread_stats st;
     tread_get_stats(g->in->parser, &st);
     uint64_t pieces = split_pieces_count(sp) + 1;
-    int same = *g->mode == MODE_FXT ||
+    st.bytes_decoded += decoded_extra(g->in->parser);
+    int same = *g->mode == MODE_FXT || *g->mode == MODE_PERFETTO ||
                (st.format == TREAD_FORMAT_JSON && g->sink->to == CONVERT_TO_JSON) ||
                (st.format == TREAD_FORMAT_PERFETTO && g->sink->to == CONVERT_TO_PERFETTO);
     uint64_t factor = same ? SPLIT_TOTAL_FACTOR_SAME : SPLIT_TOTAL_FACTOR_CONVERT;
@@ -141,8 +196,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         sink.guard_user = &g;
     }
     int to_stdout = path && strcmp(path, "-") == 0;
-    /* split: FXT records are copied into FXT pieces (the raw hooks) */
-    const cli_hooks hooks = {.on_fxt_record = prefix ? on_fxt_record : NULL,
+    /* split: FXT records and Perfetto packets are copied into pieces of
+     * their own format (the raw hooks) */
+    const cli_hooks hooks = {.on_packet = prefix ? on_packet : NULL,
+                             .on_fxt_record = prefix ? on_fxt_record : NULL,
                              .on_blob = prefix ? on_blob : NULL};
     int rc = cli_input_run_hooks(&in, opt, !to_stdout || !isatty(STDOUT_FILENO),
                                  on_event, &hooks, &r);
@@ -150,7 +207,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     if (rc != EXIT_USAGE && r.mode == MODE_FXT && !r.failed &&
         split_fxt_finish(r.fxt) != 0)
         native_fail(&r, split_fxt_error(r.fxt));
-    else if (rc != EXIT_USAGE && r.mode != MODE_FXT)
+    else if (rc != EXIT_USAGE && r.mode == MODE_PERFETTO && !r.failed &&
+             split_perfetto_finish(r.pf) != 0)
+        native_fail(&r, split_perfetto_error(r.pf));
+    else if (rc != EXIT_USAGE && r.mode != MODE_FXT && r.mode != MODE_PERFETTO)
         close_rc = convert_sink_close(&sink);
     int output_failed = sink.failed || r.failed;
     if (sink.failed || r.failed) {
@@ -160,6 +220,8 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     } else if (close_rc != 0) {
         rc = EXIT_INPUT_ERROR;
     }
+    if (r.pf && !output_failed)
+        split_perfetto_print_warnings(r.pf, stderr);
     if (r.fxt && split_fxt_defs_full(r.fxt))
         fprintf(stderr, "tread: warning: more than %u bytes of FXT strings, "
                 "threads and kernel objects in force: later ones are not "
@@ -200,6 +262,7 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     }
     convert_sink_free(&sink);
     split_fxt_free(r.fxt);
+    split_perfetto_free(r.pf);
     split_pieces_free(r.sp); /* removes a partial piece */
     cli_input_done(&in);
     return rc;

@@ -525,6 +525,9 @@ static int define(split_fxt *s)
         }
         return 0;
     case TREAD_FXT_INITIALIZATION:
+        /* one the decoder skips (no rate, a rate of 0) changes nothing */
+        if (s->rec_len < 16 || word(s->rec, s->rec_len, 1) == 0)
+            return 0;
         if (!(p = prov_get(s, prov)))
             return fail(s, "out of memory");
         pos = def_put(s, DEF_INIT, prov, 0, 0, s->rec, s->rec_len);
