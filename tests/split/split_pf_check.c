@@ -11,29 +11,6 @@
 
 #include "event_dump.h"
 
-/* ---- running the split ------------------------------------------------ */
-
-typedef struct run {
-    split_perfetto *s;
-    int failed;
-} run;
-
-static int run_packet(void *user, const tread_perfetto_packet *pk)
-{
-    run *r = user;
-    if (split_perfetto_packet(r->s, pk))
-        r->failed = 1;
-    return 0;
-}
-
-static int run_event(void *user, const tread_event *ev)
-{
-    run *r = user;
-    if (split_perfetto_event(r->s, ev))
-        r->failed = 1;
-    return 0;
-}
-
 static tread_parser *parser(const tread_callbacks *cb, void *user)
 {
     tread_parser *p = tread_parser_create(NULL);
@@ -43,7 +20,7 @@ static tread_parser *parser(const tread_callbacks *cb, void *user)
     return p;
 }
 
-static tread_status feed_all(tread_parser *p, const unsigned char *in, size_t len, size_t chunk)
+tread_status split_pf_feed(tread_parser *p, const unsigned char *in, size_t len, size_t chunk)
 {
     tread_status st = TREAD_STATUS_OK;
     if (!chunk)
@@ -62,33 +39,12 @@ static tread_status feed_all(tread_parser *p, const unsigned char *in, size_t le
     return st;
 }
 
-int split_pf_run(const void *in, size_t len, uint64_t max_bytes, size_t chunk, pieces_mem *pm,
-                 split_perfetto_stats *st, char *err, size_t errlen)
+void pieces_mem_free(pieces_mem *pm)
 {
-    split_pieces *sp;
-    split_pieces_config cfg = {"mem", "pftrace", max_bytes, 0};
+    for (size_t i = 0; i < pm->n; i++)
+        free(pm->piece[i].data);
+    free(pm->piece);
     memset(pm, 0, sizeof *pm);
-    if (split_pieces_new(&sp, &cfg, err, errlen))
-        return -1;
-    run r = {split_perfetto_new(sp), 0};
-    if (!r.s)
-        abort();
-    tread_callbacks cb = {.event = run_event, .perfetto_packet = run_packet};
-    tread_parser *p = parser(&cb, &r);
-    tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO);
-    feed_all(p, in, len, chunk);
-    tread_parser_free(p);
-    int rc = 0;
-    if (r.failed || split_perfetto_finish(r.s)) {
-        snprintf(err, errlen, "%s", split_perfetto_error(r.s));
-        rc = -1;
-    }
-    if (st)
-        *st = *split_perfetto_get_stats(r.s);
-    split_perfetto_free(r.s);
-    pieces_mem_take(sp, pm);
-    split_pieces_free(sp);
-    return rc;
 }
 
 /* ---- what a parse delivers, per packet -------------------------------- */
@@ -354,7 +310,7 @@ static void collect(coll *c, const void *in, size_t len)
     tread_callbacks cb = {.event = coll_event, .perfetto_packet = coll_packet};
     tread_parser *p = parser(&cb, c);
     tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO);
-    feed_all(p, in, len, 0);
+    split_pf_feed(p, in, len, 0);
     tread_parser_free(p);
 }
 
