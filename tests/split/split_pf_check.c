@@ -341,6 +341,11 @@ static char *events_text(const void *in, size_t len, size_t index)
 }
 
 static int failf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int failf(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
