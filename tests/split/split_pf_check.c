@@ -221,19 +221,15 @@ static int coll_packet(void *user, const tread_perfetto_packet *pk)
     return 0;
 }
 
-/* Removes the first " KEY=<number>" from the dump's text. */
-static void strip(dump *d, const char *key)
+/* The dump of ev into c->d (its offset as 0: offsets differ by piece). */
+static void dump_at0(coll *c, const tread_event *ev)
 {
-    char *k = strstr(d->text, key);
-    if (!k)
-        return;
-    char *e = k + strlen(key);
-    if (*e == '-')
-        e++;
-    while (*e >= '0' && *e <= '9')
-        e++;
-    memmove(k, e, strlen(e) + 1);
-    d->len -= (size_t)(e - k);
+    tread_event e = *ev;
+    e.offset = 0;
+    c->d.len = 0;
+    if (c->d.text)
+        c->d.text[0] = 0;
+    dump_event(&c->d, &e);
 }
 
 static int coll_event(void *user, const tread_event *ev)
@@ -242,13 +238,17 @@ static int coll_event(void *user, const tread_event *ev)
     if (!c->n)
         return 0; /* (every Perfetto event follows its packet's hook) */
     pkrec *r = &c->pk[c->n - 1];
-    c->d.len = 0;
-    if (c->d.text)
-        c->d.text[0] = 0;
-    dump_event(&c->d, ev);
-    strip(&c->d, " off=");
+    dump_at0(c, ev);
     r->ev = fnv(r->ev, c->d.text, c->d.len);
     r->events++;
+    if (c->want_index == c->n - 1 && c->first_text) {
+        size_t have = strlen(c->first_text);
+        char *t = realloc(c->first_text, have + c->d.len + 1);
+        if (t) {
+            memcpy(t + have, c->d.text, c->d.len + 1);
+            c->first_text = t;
+        }
+    }
     /* relaxed: the pid and tid of an async or counter track come from its
      * parent when the track is described: tread's whole-file decoder has
      * none for a track described before its parent, which a piece that
@@ -259,20 +259,9 @@ static int coll_event(void *user, const tread_event *ev)
     if (relax) {
         e3.flags &= ~(uint32_t)(TREAD_HAS_PID | TREAD_HAS_TID);
         e3.pid = e3.tid = 0;
-        c->d.len = 0;
-        c->d.text[0] = 0;
-        dump_event(&c->d, &e3);
-        strip(&c->d, " off=");
+        dump_at0(c, &e3);
     }
     r->evr = fnv(r->evr, c->d.text, c->d.len);
-    if (c->want_index == c->n - 1 && c->first_text) {
-        size_t have = strlen(c->first_text);
-        char *t = realloc(c->first_text, have + c->d.len + 1);
-        if (t) {
-            memcpy(t + have, c->d.text, c->d.len + 1);
-            c->first_text = t;
-        }
-    }
     if (ev->kind == TREAD_EVENT_CLOCK_SYNC)
         return 0;
     if (ev->kind != TREAD_EVENT_METADATA) {
@@ -282,16 +271,10 @@ static int coll_event(void *user, const tread_event *ev)
     /* a fact: the event without its time (added descriptors have none) */
     tread_event e2 = *ev;
     e2.flags &= ~(uint32_t)TREAD_HAS_TS;
-    c->d.len = 0;
-    c->d.text[0] = 0;
-    dump_event(&c->d, &e2);
-    strip(&c->d, " off=");
+    dump_at0(c, &e2);
     uint64_t fact = fnv(FNV0, c->d.text, c->d.len);
     e3.flags &= ~(uint32_t)TREAD_HAS_TS;
-    c->d.len = 0;
-    c->d.text[0] = 0;
-    dump_event(&c->d, &e3);
-    strip(&c->d, " off=");
+    dump_at0(c, &e3);
     uint64_t rfact = fnv(0x9e3779b97f4a7c15ULL, c->d.text, c->d.len);
     if (c->whole) {
         hset_add(c->facts, fact);
