@@ -231,9 +231,9 @@ typedef struct seqst {
     buf arena;
     entry *tab;
     size_t tab_size, tab_used;
-    uint32_t ns[64];           /* namespaces present (for unknown references) */
+    uint32_t ns[48];           /* namespaces present (for unknown references) */
     size_t n_ns;
-    seq_clock clk[SPLIT_PF_MAX_SEQ_CLOCKS];
+    seq_clock *clk;            /* SPLIT_PF_MAX_SEQ_CLOCKS, made at the first */
     size_t n_clk;
     counter *ctr;
     size_t n_ctr;
@@ -804,6 +804,13 @@ static seq_clock *seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int cr
         s->st.clocks_not_kept++;
         return NULL;
     }
+    if (!q->clk) {
+        q->clk = calloc(SPLIT_PF_MAX_SEQ_CLOCKS, sizeof *q->clk);
+        if (!q->clk) {
+            nomem(s);
+            return NULL;
+        }
+    }
     seq_clock *c = &q->clk[q->n_clk++];
     memset(c, 0, sizeof *c);
     c->id = id;
@@ -1302,6 +1309,15 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
         }
         if (seq_snapshots(s, q, out))
             return -1;
+        /* defaults outlive data loss: an invalid sequence has them too */
+        if (!qv && q->has_defaults) {
+            size_t mark;
+            if (put_packet_begin(out, &mark) || buf_tag(out, F_SEQ_ID, 0) ||
+                buf_varint(out, q->id) ||
+                buf_lenfield(out, F_DEFAULTS, q->defaults.p, q->defaults.len))
+                return nomem(s);
+            put_packet_end(out, mark);
+        }
     }
     /* its incremental state: cleared, with the defaults and the interned
      * entries referenced, when the whole file's is valid (a packet that
@@ -1693,6 +1709,7 @@ void split_perfetto_free(split_perfetto *s)
         free(q->tab);
         for (size_t k = 0; k < q->n_clk; k++)
             free(q->clk[k].snap.p);
+        free(q->clk);
         free(q->ctr);
         free(q->thread.p);
     }

@@ -126,11 +126,3 @@ void split_pieces_free(split_pieces *sp)
     pieces_mem_free(&sp->pm);
     free(sp);
 }
-
-void pieces_mem_free(pieces_mem *pm)
-{
-    for (size_t i = 0; i < pm->n; i++)
-        free(pm->piece[i].data);
-    free(pm->piece);
-    memset(pm, 0, sizeof *pm);
-}

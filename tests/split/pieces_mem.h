@@ -23,7 +23,7 @@ typedef struct pieces_mem {
 } pieces_mem;
 
 /* Takes the pieces out of sp (before split_pieces_free); the caller frees
- * them with pieces_mem_free. */
+ * them with pieces_mem_free (in split_pf_check.c). */
 void pieces_mem_take(split_pieces *sp, pieces_mem *out);
 void pieces_mem_free(pieces_mem *pm);
 

@@ -4,7 +4,8 @@
  * equal its events from the whole file, every field but the offset; added
  * packets only restate metadata; piece sizes within --max-bytes. Also
  * split with the input fed in 509-byte chunks: the same pieces.
- * Usage: split_perfetto_corpus FILE...; prints one line per file. */
+ * Usage: split_perfetto_corpus [-s BYTES] FILE...; prints one line per
+ * split (-s: that piece size only, to replay a fuzz finding). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,13 @@ static int same_pieces(const pieces_mem *a, const pieces_mem *b)
 int main(int argc, char **argv)
 {
     int failed = 0;
-    for (int i = 1; i < argc; i++) {
+    uint64_t only = 0;
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "-s") == 0) {
+        only = strtoull(argv[2], NULL, 10);
+        first = 3;
+    }
+    for (int i = first; i < argc; i++) {
         size_t len;
         unsigned char *in = dump_read_file(argv[i], &len);
         if (!in) {
@@ -36,6 +43,8 @@ int main(int argc, char **argv)
         }
         uint64_t sizes[3] = {16384, len / 40 > 2048 ? len / 40 : 2048,
                              len / 4 > 2048 ? len / 4 : 2048};
+        if (only)
+            sizes[0] = sizes[1] = sizes[2] = only;
         int ok = 1;
         char err[4096];
         for (int k = 0; k < 3 && ok; k++) {

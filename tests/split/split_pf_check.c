@@ -11,29 +11,6 @@
 
 #include "event_dump.h"
 
-/* ---- running the split ------------------------------------------------ */
-
-typedef struct run {
-    split_perfetto *s;
-    int failed;
-} run;
-
-static int run_packet(void *user, const tread_perfetto_packet *pk)
-{
-    run *r = user;
-    if (split_perfetto_packet(r->s, pk))
-        r->failed = 1;
-    return 0;
-}
-
-static int run_event(void *user, const tread_event *ev)
-{
-    run *r = user;
-    if (split_perfetto_event(r->s, ev))
-        r->failed = 1;
-    return 0;
-}
-
 static tread_parser *parser(const tread_callbacks *cb, void *user)
 {
     tread_parser *p = tread_parser_create(NULL);
@@ -43,7 +20,7 @@ static tread_parser *parser(const tread_callbacks *cb, void *user)
     return p;
 }
 
-static tread_status feed_all(tread_parser *p, const unsigned char *in, size_t len, size_t chunk)
+tread_status split_pf_feed(tread_parser *p, const unsigned char *in, size_t len, size_t chunk)
 {
     tread_status st = TREAD_STATUS_OK;
     if (!chunk)
@@ -62,33 +39,12 @@ static tread_status feed_all(tread_parser *p, const unsigned char *in, size_t le
     return st;
 }
 
-int split_pf_run(const void *in, size_t len, uint64_t max_bytes, size_t chunk, pieces_mem *pm,
-                 split_perfetto_stats *st, char *err, size_t errlen)
+void pieces_mem_free(pieces_mem *pm)
 {
-    split_pieces *sp;
-    split_pieces_config cfg = {"mem", "pftrace", max_bytes, 0};
+    for (size_t i = 0; i < pm->n; i++)
+        free(pm->piece[i].data);
+    free(pm->piece);
     memset(pm, 0, sizeof *pm);
-    if (split_pieces_new(&sp, &cfg, err, errlen))
-        return -1;
-    run r = {split_perfetto_new(sp), 0};
-    if (!r.s)
-        abort();
-    tread_callbacks cb = {.event = run_event, .perfetto_packet = run_packet};
-    tread_parser *p = parser(&cb, &r);
-    tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO);
-    feed_all(p, in, len, chunk);
-    tread_parser_free(p);
-    int rc = 0;
-    if (r.failed || split_perfetto_finish(r.s)) {
-        snprintf(err, errlen, "%s", split_perfetto_error(r.s));
-        rc = -1;
-    }
-    if (st)
-        *st = *split_perfetto_get_stats(r.s);
-    split_perfetto_free(r.s);
-    pieces_mem_take(sp, pm);
-    split_pieces_free(sp);
-    return rc;
 }
 
 /* ---- what a parse delivers, per packet -------------------------------- */
@@ -265,19 +221,15 @@ static int coll_packet(void *user, const tread_perfetto_packet *pk)
     return 0;
 }
 
-/* Removes the first " KEY=<number>" from the dump's text. */
-static void strip(dump *d, const char *key)
+/* The dump of ev into c->d (its offset as 0: offsets differ by piece). */
+static void dump_at0(coll *c, const tread_event *ev)
 {
-    char *k = strstr(d->text, key);
-    if (!k)
-        return;
-    char *e = k + strlen(key);
-    if (*e == '-')
-        e++;
-    while (*e >= '0' && *e <= '9')
-        e++;
-    memmove(k, e, strlen(e) + 1);
-    d->len -= (size_t)(e - k);
+    tread_event e = *ev;
+    e.offset = 0;
+    c->d.len = 0;
+    if (c->d.text)
+        c->d.text[0] = 0;
+    dump_event(&c->d, &e);
 }
 
 static int coll_event(void *user, const tread_event *ev)
@@ -286,13 +238,17 @@ static int coll_event(void *user, const tread_event *ev)
     if (!c->n)
         return 0; /* (every Perfetto event follows its packet's hook) */
     pkrec *r = &c->pk[c->n - 1];
-    c->d.len = 0;
-    if (c->d.text)
-        c->d.text[0] = 0;
-    dump_event(&c->d, ev);
-    strip(&c->d, " off=");
+    dump_at0(c, ev);
     r->ev = fnv(r->ev, c->d.text, c->d.len);
     r->events++;
+    if (c->want_index == c->n - 1 && c->first_text) {
+        size_t have = strlen(c->first_text);
+        char *t = realloc(c->first_text, have + c->d.len + 1);
+        if (t) {
+            memcpy(t + have, c->d.text, c->d.len + 1);
+            c->first_text = t;
+        }
+    }
     /* relaxed: the pid and tid of an async or counter track come from its
      * parent when the track is described: tread's whole-file decoder has
      * none for a track described before its parent, which a piece that
@@ -303,20 +259,9 @@ static int coll_event(void *user, const tread_event *ev)
     if (relax) {
         e3.flags &= ~(uint32_t)(TREAD_HAS_PID | TREAD_HAS_TID);
         e3.pid = e3.tid = 0;
-        c->d.len = 0;
-        c->d.text[0] = 0;
-        dump_event(&c->d, &e3);
-        strip(&c->d, " off=");
+        dump_at0(c, &e3);
     }
     r->evr = fnv(r->evr, c->d.text, c->d.len);
-    if (c->want_index == c->n - 1 && c->first_text) {
-        size_t have = strlen(c->first_text);
-        char *t = realloc(c->first_text, have + c->d.len + 1);
-        if (t) {
-            memcpy(t + have, c->d.text, c->d.len + 1);
-            c->first_text = t;
-        }
-    }
     if (ev->kind == TREAD_EVENT_CLOCK_SYNC)
         return 0;
     if (ev->kind != TREAD_EVENT_METADATA) {
@@ -326,16 +271,10 @@ static int coll_event(void *user, const tread_event *ev)
     /* a fact: the event without its time (added descriptors have none) */
     tread_event e2 = *ev;
     e2.flags &= ~(uint32_t)TREAD_HAS_TS;
-    c->d.len = 0;
-    c->d.text[0] = 0;
-    dump_event(&c->d, &e2);
-    strip(&c->d, " off=");
+    dump_at0(c, &e2);
     uint64_t fact = fnv(FNV0, c->d.text, c->d.len);
     e3.flags &= ~(uint32_t)TREAD_HAS_TS;
-    c->d.len = 0;
-    c->d.text[0] = 0;
-    dump_event(&c->d, &e3);
-    strip(&c->d, " off=");
+    dump_at0(c, &e3);
     uint64_t rfact = fnv(0x9e3779b97f4a7c15ULL, c->d.text, c->d.len);
     if (c->whole) {
         hset_add(c->facts, fact);
@@ -354,7 +293,7 @@ static void collect(coll *c, const void *in, size_t len)
     tread_callbacks cb = {.event = coll_event, .perfetto_packet = coll_packet};
     tread_parser *p = parser(&cb, c);
     tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO);
-    feed_all(p, in, len, 0);
+    split_pf_feed(p, in, len, 0);
     tread_parser_free(p);
 }
 
@@ -384,6 +323,11 @@ static char *events_text(const void *in, size_t len, size_t index)
     return t;
 }
 
+static int failf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 static int failf(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;

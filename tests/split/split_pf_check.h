@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tread.h>
 
 #include "pieces_mem.h"
 #include "split_perfetto.h"
@@ -25,10 +26,15 @@
  * split_pf_verify. */
 extern size_t split_pf_parent_resolved;
 
-/* Splits in[0, len) (fed in chunks of `chunk` bytes, 0: whole) into *pm.
+/* Splits in[0, len) (fed in chunks of `chunk` bytes, 0: whole) into *pm
+ * (split_pf_run.c, with pieces_mem.c's split_pieces).
  * 0, or -1 with the reason in err. */
 int split_pf_run(const void *in, size_t len, uint64_t max_bytes, size_t chunk, pieces_mem *pm,
                  split_perfetto_stats *st, char *err, size_t errlen);
+
+/* Feeds in[0, len) to p in chunks of `chunk` bytes (0: whole), resuming
+ * after every stop, and finishes. */
+tread_status split_pf_feed(tread_parser *p, const unsigned char *in, size_t len, size_t chunk);
 
 /* Checks pm against in (the properties above). 0, or -1 with the first
  * difference in err. */

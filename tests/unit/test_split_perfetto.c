@@ -350,23 +350,35 @@ static void test_compressed(void)
 
 /* Data loss: after it the packets that need the incremental state are
  * dropped until the next clear, in the pieces too (a piece must not give
- * them back the state they lacked). */
+ * them back the state they lacked); the packets that do not need it still
+ * use the sequence's defaults (here its clock), which data loss keeps. */
 static void test_data_loss(void)
 {
     pb t;
     pb_init(&t);
+    uint32_t g[2] = {6, 3};
+    uint64_t gt[2] = {1000000, 400000};
+    snapshot(&t, 1, 2, g, gt, NULL);
     thread_track(&t, 5, 50, 5, 10, "lossy");
-    clear_seq(&t, 5, 100, "l", 3, 10, 0, 50);
+    clear_seq(&t, 5, 500000, "l", 3, 10, 3, 50);
     for (int i = 0; i < 90; i++) {
         if (i == 30) { /* loss: 30 packets dropped, then a clear */
             size_t m;
-            packet_begin(&t, &m, 5, 150, 0);
+            packet_begin(&t, &m, 5, 500150, 0);
             pb_varint(&t, P_LOSS, 1);
             pb_end(&t, m);
         }
         if (i == 60)
-            clear_seq(&t, 5, 400, "l2", 3, 10, 0, 50);
-        track_event(&t, 5, 200 + (uint64_t)i, 3, (uint64_t)(i % 3) + 1, 0, 0);
+            clear_seq(&t, 5, 500400, "l2", 3, 10, 3, 50);
+        track_event(&t, 5, 500200 + (uint64_t)i, 3, (uint64_t)(i % 3) + 1, 0, 0);
+        /* one that needs no state: a literal name, on the default clock */
+        size_t m, te;
+        packet_begin(&t, &m, 5, 500300 + (uint64_t)i, 0);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 3);
+        pb_string(&t, 23, "literal");
+        pb_end(&t, te);
+        pb_end(&t, m);
     }
     split_check("data loss", &t, sizes, NSIZES, NULL, NULL);
     pb_free(&t);
