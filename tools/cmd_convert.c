@@ -210,8 +210,11 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     else if (rc != EXIT_USAGE && r.mode == MODE_PERFETTO && !r.failed &&
              split_perfetto_finish(r.pf) != 0)
         native_fail(&r, split_perfetto_error(r.pf));
-    else if (rc != EXIT_USAGE && r.mode != MODE_FXT && r.mode != MODE_PERFETTO)
-        close_rc = convert_sink_close(&sink);
+    else if (rc != EXIT_USAGE && r.mode != MODE_FXT && r.mode != MODE_PERFETTO &&
+             !(prefix && rc != 0 && r.mode == MODE_UNDECIDED))
+        close_rc = convert_sink_close(&sink); /* (a split of an input that
+                                                 fails before its first
+                                                 event writes no piece) */
     int output_failed = sink.failed || r.failed;
     if (sink.failed || r.failed) {
         diag_error(&in.diag, "%s: %s", tread_error_name(TREAD_ERROR_IO),
