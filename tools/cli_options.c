@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "split_pieces.h"
+
 void cli_print_usage(FILE *fp)
 {
     fputs(
@@ -42,7 +44,10 @@ void cli_print_usage(FILE *fp)
 "                         threads (default: 2 for files of 64 MiB\n"
 "                         or more; 1: one thread)\n"
 "  --to FORMAT            convert, split: json or perfetto\n"
-"  --max-bytes N          split: largest piece (suffix K, M, G allowed)\n"
+"  --max-bytes N          split: largest piece (suffix K, M, G allowed;\n"
+"                         at least 256)\n"
+"  --max-total-bytes N    split: all pieces together at most N (default:\n"
+"                         a multiple of the input's size, doc/convert.md)\n"
 "  --max-interned N       convert, split to perfetto: strings interned\n"
 "                         before the interning state starts over\n"
 "  -h, --help             show this help and exit\n"
@@ -95,14 +100,15 @@ static int parse_format(const char *s, tread_format *out)
 typedef enum value_opt {
     OPT_FORMAT, OPT_MAX_EVENT, OPT_MAX_DEPTH, OPT_MAX_STRING, OPT_TOP,
     OPT_TO, OPT_MAX_BYTES, OPT_MAX_INTERNED, OPT_JOBS, OPT_JOBS_SHORT,
-    OPT_NONE
+    OPT_MAX_TOTAL_BYTES, OPT_NONE
 } value_opt;
 
 static value_opt value_option(const char *name)
 {
     static const char *const names[] = {
         "--format", "--max-event-bytes", "--max-depth", "--max-string-bytes",
-        "--top", "--to", "--max-bytes", "--max-interned", "--jobs", "-j"};
+        "--top", "--to", "--max-bytes", "--max-interned", "--jobs", "-j",
+        "--max-total-bytes"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return (value_opt)i;
@@ -128,6 +134,7 @@ static int set_value(cli_options *opt, value_opt which, const char *name,
             rc = -1;
         break;
     case OPT_MAX_BYTES: rc = parse_size(val, &opt->max_bytes); break;
+    case OPT_MAX_TOTAL_BYTES: rc = parse_size(val, &opt->max_total_bytes); break;
     case OPT_MAX_INTERNED:
         rc = parse_size(val, &opt->max_interned);
         if (rc == 0 && opt->max_interned > (1 << 24))
@@ -269,6 +276,16 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
     }
     if (opt->command == CLI_CMD_SPLIT && opt->max_bytes <= 0) {
         fputs("tread: split needs --max-bytes N\nTry 'tread --help'.\n", stderr);
+        return EXIT_USAGE;
+    }
+    if (opt->command == CLI_CMD_SPLIT && opt->max_bytes < SPLIT_MIN_MAX_BYTES) {
+        fprintf(stderr, "tread: --max-bytes must be at least %u (a piece's "
+                "header and one small record)\nTry 'tread --help'.\n",
+                SPLIT_MIN_MAX_BYTES);
+        return EXIT_USAGE;
+    }
+    if (opt->command != CLI_CMD_SPLIT && opt->max_total_bytes) {
+        fputs("tread: --max-total-bytes applies only to 'tread split'\n", stderr);
         return EXIT_USAGE;
     }
     if (opt->command == CLI_CMD_SPLIT && strcmp(opt->output, "-") == 0) {

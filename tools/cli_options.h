@@ -49,6 +49,7 @@ typedef struct cli_options {
     const char *output;       /* OUT (convert) or OUTPREFIX (split) */
     int convert_to;           /* --to: CLI_TO_* */
     int64_t max_bytes;        /* split --max-bytes N */
+    int64_t max_total_bytes;  /* split --max-total-bytes N, 0: default */
     int64_t max_interned;     /* --max-interned N, -1: default */
 } cli_options;
 

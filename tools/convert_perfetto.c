@@ -174,6 +174,7 @@ typedef struct cvp_track {
     int64_t pid, tid;
     char *name;              /* malloc'd, NUL-terminated; NULL: none */
     size_t name_len;
+    uint32_t described;      /* the epoch its descriptor was last written in */
 } cvp_track;
 
 struct cvp_tracks {
@@ -299,8 +300,9 @@ static void frame_packet(convert_perfetto *w, const pb_buf *pkt)
         w->out.failed = 1;
 }
 
-static int emit_descriptor(convert_perfetto *w, const cvp_track *tr)
+static int emit_descriptor(convert_perfetto *w, cvp_track *tr)
 {
+    tr->described = w->epoch;
     pb_buf *b = &w->tmp;
     pb_clear(b);
     pb_uint(b, TP_SEQ_ID, CONVERT_PF_SEQUENCE_ID);
@@ -336,6 +338,37 @@ static int emit_descriptor(convert_perfetto *w, const cvp_track *tr)
     return 0;
 }
 
+/* Describes a known track (and its parents) again in a new epoch. */
+static int ensure_described(convert_perfetto *w, cvp_track *tr)
+{
+    for (int depth = 0; tr && tr->described != w->epoch && depth < 16; depth++) {
+        uint64_t parent = tr->parent;
+        if (parent) { /* parents first: descriptors are read in order */
+            cvp_track *p = track_find(w->tracks, parent);
+            if (p && p->described != w->epoch && p != tr) {
+                /* describe the chain from the top down, at most 16 deep */
+                cvp_track *chain[16];
+                int n = 0;
+                for (cvp_track *q = p; q && q->described != w->epoch && n < 16;
+                     q = q->parent ? track_find(w->tracks, q->parent) : NULL) {
+                    int seen = 0;
+                    for (int i = 0; i < n; i++)
+                        seen |= chain[i] == q;
+                    if (seen || q == tr)
+                        break;
+                    chain[n++] = q;
+                }
+                while (n > 0)
+                    if (emit_descriptor(w, chain[--n]) != 0)
+                        return -1;
+            }
+        }
+        if (emit_descriptor(w, tr) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static uint64_t uuid_process(int64_t pid)
 {
     return mix64((uint64_t)pid ^ 0x70726f6365737300ull) | 1;
@@ -352,7 +385,7 @@ static cvp_track *process_track(convert_perfetto *w, int64_t pid)
     uint64_t uuid = uuid_process(pid);
     cvp_track *tr = track_find(w->tracks, uuid);
     if (tr)
-        return tr;
+        return ensure_described(w, tr) == 0 ? tr : NULL;
     tr = track_add(w, uuid, TREAD_TRACK_PROCESS, pid, pid);
     if (!tr || emit_descriptor(w, tr) != 0)
         return NULL;
@@ -363,10 +396,12 @@ static cvp_track *thread_track(convert_perfetto *w, int64_t pid, int64_t tid)
 {
     uint64_t uuid = uuid_thread(pid, tid);
     cvp_track *tr = track_find(w->tracks, uuid);
-    if (tr)
-        return tr;
-    if (!process_track(w, pid))
+    if (!process_track(w, pid)) /* its process (name) first */
         return NULL;
+    if (tr) /* process_track may have moved the table */
+        tr = track_find(w->tracks, uuid);
+    if (tr)
+        return ensure_described(w, tr) == 0 ? tr : NULL;
     tr = track_add(w, uuid, TREAD_TRACK_THREAD, pid, tid);
     if (!tr || emit_descriptor(w, tr) != 0)
         return NULL;
@@ -406,7 +441,7 @@ static cvp_track *counter_track(convert_perfetto *w, const tread_event *ev)
     uint64_t uuid = hash_bytes(name, len, mix64(has_pid ? (uint64_t)ev->pid : 0x636f756e74ull)) | 1;
     cvp_track *tr = track_find(w->tracks, uuid);
     if (tr)
-        return tr;
+        return ensure_described(w, tr) == 0 ? tr : NULL;
     uint64_t parent = 0;
     if (has_pid) {
         cvp_track *proc = process_track(w, ev->pid);
@@ -433,7 +468,7 @@ static cvp_track *known_track(convert_perfetto *w, const tread_event *ev)
 {
     cvp_track *tr = track_find(w->tracks, ev->track_uuid);
     if (tr)
-        return tr;
+        return ensure_described(w, tr) == 0 ? tr : NULL;
     tr = track_add(w, ev->track_uuid, ev->track_kind, ev->pid,
                    (ev->flags & TREAD_HAS_TID) ? ev->tid : ev->pid);
     if (!tr)
@@ -813,9 +848,7 @@ int convert_perfetto_restart(convert_perfetto *w)
     intern_reset(w->names);
     intern_reset(w->cats);
     w->need_clear = 1;
-    for (size_t i = 0; i < w->tracks->n; i++)
-        if (emit_descriptor(w, &w->tracks->v[i]) != 0)
-            return -1;
+    w->epoch++;
     return 0;
 }
 
@@ -828,6 +861,7 @@ int convert_perfetto_init(convert_perfetto *w, uint64_t max_interned,
     pb_init(&w->tmp);
     w->max_interned = max_interned;
     w->need_clear = 1;
+    w->epoch = 1;
     w->names = intern_new(max_interned);
     w->cats = intern_new(max_interned);
     w->tracks = tracks_new(max_tracks);

@@ -34,6 +34,8 @@ typedef struct convert_perfetto {
     cvp_tracks *tracks;
     uint64_t max_interned;
     int need_clear;           /* next event packet clears the state */
+    uint32_t epoch;           /* the current trace (split piece), from 1:
+                                 a track is described once in each */
     uint64_t intern_resets;   /* times the interning table filled up */
     uint64_t lossy_ids;       /* ids that are not numbers: dropped */
     uint64_t lossy_ts;        /* negative timestamps: dropped */
@@ -53,10 +55,11 @@ int convert_perfetto_wanted(const tread_event *ev);
  * tracks). */
 int convert_perfetto_event(convert_perfetto *w, const tread_event *ev);
 
-/* Starts a new trace (a `tread split` piece): appends to w->out a
- * descriptor packet for every track known so far and makes the next event
- * packet clear the sequence's incremental state, so that the packets that
- * follow need nothing from before. Returns 0 or -1 (out of memory). */
+/* Starts a new trace (a `tread split` piece): the next event packet
+ * clears the sequence's incremental state and interns its names again, and
+ * each track is described again before the first event on it (with its
+ * parents), so that the packets that follow need nothing from before and
+ * carry only the descriptors their own events use. Returns 0. */
 int convert_perfetto_restart(convert_perfetto *w);
 
 #endif

@@ -3,6 +3,7 @@
 #include "convert_sink.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,10 +24,88 @@ static int fail_msg(convert_sink *s, const char *msg)
     return -1;
 }
 
-static void put(convert_sink *s, const void *p, size_t n)
+/* The pieces' error (it names the path and the complete pieces). */
+static int fail_pieces(convert_sink *s)
 {
+    return fail_msg(s, split_pieces_error(s->sp));
+}
+
+const char *convert_loss_reason(convert_loss l)
+{
+    switch (l) {
+    case CONVERT_LOSS_STACK_FRAME: return "stack frame definitions are not carried";
+    case CONVERT_LOSS_BLOB: return "blobs are not carried";
+    case CONVERT_LOSS_CLOCK: return "clock snapshots have no record in the output format";
+    case CONVERT_LOSS_TRACE_KEYS: return "top-level keys are not carried";
+    case CONVERT_LOSS_NONFINITE: return "JSON has no NaN or infinite numbers";
+    case CONVERT_LOSS_UNKNOWN: return "events of unknown kind without a phase";
+    case CONVERT_LOSS_TRACK:
+        return "track descriptors the output format cannot hold";
+    case CONVERT_LOSS_METADATA:
+        return "metadata Perfetto has no field for (sort indexes, labels, "
+               "names without a pid)";
+    case CONVERT_LOSS_NO_VALUE: return "counters without a value";
+    case CONVERT_LOSS_DUPLICATE:
+        return "metadata that repeats the value in force (merged)";
+    default: return "?";
+    }
+}
+
+static void lose(convert_sink *s, convert_loss l, const tread_event *ev)
+{
+    unsigned k = (unsigned)ev->kind < TREAD_EVENT_KIND_COUNT_ ? (unsigned)ev->kind : 0;
+    s->lost[l][k]++;
+    s->lost_total++;
+}
+
+void convert_sink_print_losses(const convert_sink *s, FILE *fp)
+{
+    for (int l = 0; l < CONVERT_LOSS_COUNT_; l++)
+        for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
+            if (s->lost[l][k])
+                fprintf(fp, "tread: left out %llu %s events: %s\n",
+                        (unsigned long long)s->lost[l][k],
+                        tread_event_kind_name((tread_event_kind)k),
+                        convert_loss_reason((convert_loss)l));
+}
+
+/* Why JSON has no record for an event convert_json_classify skips. */
+static convert_loss json_loss(const tread_event *ev)
+{
+    switch (ev->kind) {
+    case TREAD_EVENT_STACK_FRAME: return CONVERT_LOSS_STACK_FRAME;
+    case TREAD_EVENT_BLOB: return CONVERT_LOSS_BLOB;
+    case TREAD_EVENT_CLOCK_SYNC: return CONVERT_LOSS_CLOCK;
+    case TREAD_EVENT_COUNTER: return CONVERT_LOSS_NONFINITE;
+    case TREAD_EVENT_METADATA:
+        return ev->meta == TREAD_META_TRACE ? CONVERT_LOSS_TRACE_KEYS
+                                            : CONVERT_LOSS_TRACK;
+    default: return CONVERT_LOSS_UNKNOWN;
+    }
+}
+
+/* Why Perfetto has none for an event convert_perfetto_wanted refuses. */
+static convert_loss perfetto_loss(const tread_event *ev)
+{
+    switch (ev->kind) {
+    case TREAD_EVENT_STACK_FRAME: return CONVERT_LOSS_STACK_FRAME;
+    case TREAD_EVENT_BLOB: return CONVERT_LOSS_BLOB;
+    case TREAD_EVENT_CLOCK_SYNC: return CONVERT_LOSS_CLOCK;
+    case TREAD_EVENT_COUNTER: return CONVERT_LOSS_NO_VALUE;
+    case TREAD_EVENT_METADATA:
+        return ev->meta == TREAD_META_TRACE ? CONVERT_LOSS_TRACE_KEYS
+               : ev->meta == TREAD_META_TRACK_DESCRIPTOR ? CONVERT_LOSS_TRACK
+                                                         : CONVERT_LOSS_METADATA;
+    default: return CONVERT_LOSS_UNKNOWN;
+    }
+}
+
+static int put(convert_sink *s, const void *p, size_t n)
+{
+    if (s->sp)
+        return split_pieces_write(s->sp, p, n) == 0 ? 0 : fail_pieces(s);
     out_buf_write(s->ob, p, n);
-    s->piece_bytes += n;
+    return 0;
 }
 
 static const char *suffix(const convert_sink *s)
@@ -34,60 +113,55 @@ static const char *suffix(const convert_sink *s)
     return s->to == CONVERT_TO_JSON ? "json" : "pftrace";
 }
 
-/* Opens the next output (or the one output) and writes its header. */
-static int open_piece(convert_sink *s)
+/* Opens the one output of convert. */
+static int open_output(convert_sink *s)
 {
-    const char *path = s->path;
-    if (s->prefix) {
-        snprintf(s->piece_path, sizeof s->piece_path, "%s-%05u.%s", s->prefix,
-                 s->piece_no, suffix(s));
-        path = s->piece_path;
-    }
-    if (strcmp(path, "-") == 0) {
+    if (strcmp(s->path, "-") == 0) {
         s->fp = stdout;
     } else {
-        s->fp = fopen(path, "wb");
+        s->fp = fopen(s->path, "wb");
         if (!s->fp)
-            return fail(s, "cannot create", path, errno);
+            return fail(s, "cannot create", s->path, errno);
     }
-    s->piece_no++;
+    s->created = 1;
     out_buf_init(s->ob, s->fp);
-    s->piece_bytes = 0;
-    s->piece_records = 0;
-    if (s->to == CONVERT_TO_JSON) {
-        put(s, CONVERT_JSON_HEADER, sizeof CONVERT_JSON_HEADER - 1);
-        if (s->meta_len) { /* metadata records, separated already */
-            put(s, s->meta, s->meta_len);
-            s->piece_records++;
-        }
-    } else if (s->piece_no > 1) {
-        if (convert_perfetto_restart(&s->cp) != 0)
-            return fail_msg(s, "out of memory");
-        put(s, s->cp.out.data, s->cp.out.len);
-        pb_clear(&s->cp.out);
+    if (s->to == CONVERT_TO_JSON)
+        out_buf_write(s->ob, CONVERT_JSON_HEADER, sizeof CONVERT_JSON_HEADER - 1);
+    return 0;
+}
+
+/* Starts the next piece of a split: its header, a fresh state. */
+static int open_piece(convert_sink *s)
+{
+    if (!s->sp) {
+        split_pieces_config cfg = {.prefix = s->prefix, .suffix = suffix(s),
+                                   .max_bytes = s->max_bytes,
+                                   .max_total_bytes = s->max_total_bytes};
+        char err[256];
+        if (split_pieces_new(&s->sp, &cfg, err, sizeof err) != 0)
+            return fail_msg(s, err);
+        if (s->guard)
+            split_pieces_set_guard(s->sp, s->guard, s->guard_user);
     }
+    if (split_pieces_begin(s->sp) != 0)
+        return fail_pieces(s);
+    s->epoch++;
+    s->piece_records = 0;
+    s->piece_events = 0;
+    s->piece_oversize = 0;
+    if (s->to == CONVERT_TO_JSON)
+        return put(s, CONVERT_JSON_HEADER, sizeof CONVERT_JSON_HEADER - 1);
+    if (s->epoch > 1 && convert_perfetto_restart(&s->cp) != 0)
+        return fail_msg(s, "out of memory");
     return 0;
 }
 
 static int close_piece(convert_sink *s)
 {
-    const char *path = s->prefix ? s->piece_path : s->path;
-    if (s->to == CONVERT_TO_JSON)
-        put(s, CONVERT_JSON_FOOTER, sizeof CONVERT_JSON_FOOTER - 1);
-    int rc = 0;
-    if (out_buf_flush(s->ob) != 0)
-        rc = fail(s, "cannot write", path, s->ob->err);
-    if (s->fp && s->fp != stdout) {
-        if (fclose(s->fp) != 0 && rc == 0)
-            rc = fail(s, "cannot write", path, errno);
-    }
-    s->fp = NULL;
-    if (rc == 0 && s->prefix) {
-        /* the pieces, one per line, for xargs and batch engines */
-        printf("%s\n", path);
-        fflush(stdout);
-    }
-    return rc;
+    if (s->to == CONVERT_TO_JSON &&
+        put(s, CONVERT_JSON_FOOTER, sizeof CONVERT_JSON_FOOTER - 1) != 0)
+        return -1;
+    return split_pieces_end(s->sp) == 0 ? 0 : fail_pieces(s);
 }
 
 int convert_sink_open(convert_sink *s, convert_to to, const char *path,
@@ -109,7 +183,8 @@ int convert_sink_open(convert_sink *s, convert_to to, const char *path,
     if (prefix) { /* JSON pieces stage each record */
         s->mem = open_memstream(&s->mem_data, &s->mem_size);
         s->stage = malloc(sizeof *s->stage);
-        if (!s->mem || !s->stage)
+        s->meta = split_meta_new(CONVERT_MAX_REPEATED_METADATA);
+        if (!s->mem || !s->stage || !s->meta)
             return fail_msg(s, "out of memory");
         out_buf_init(s->stage, s->mem);
     }
@@ -117,56 +192,20 @@ int convert_sink_open(convert_sink *s, convert_to to, const char *path,
                  format from the input's) or at the end */
 }
 
-static void keep_metadata(convert_sink *s, const void *rec, size_t n)
+/* After a record went into an empty piece: a piece over max_bytes holds
+ * one event larger on its own (with its header and metadata). */
+static void check_oversize(convert_sink *s)
 {
-    size_t need = n + sizeof CONVERT_JSON_SEPARATOR - 1;
-    if (s->meta_full)
-        return;
-    if (s->meta_len + need > CONVERT_MAX_REPEATED_METADATA) {
-        s->meta_full = 1;
-        fprintf(stderr, "tread: warning: more than %u bytes of process and "
-                "thread metadata: later ones are not repeated in every piece\n",
-                CONVERT_MAX_REPEATED_METADATA);
-        return;
+    if (!s->piece_oversize && split_pieces_size(s->sp) +
+        (s->to == CONVERT_TO_JSON ? sizeof CONVERT_JSON_FOOTER - 1 : 0) > s->max_bytes) {
+        s->piece_oversize = 1;
+        split_pieces_oversize(s->sp);
     }
-    if (s->meta_len + need > s->meta_cap) {
-        size_t cap = s->meta_cap ? s->meta_cap : 4096;
-        while (cap < s->meta_len + need)
-            cap *= 2;
-        unsigned char *p = realloc(s->meta, cap);
-        if (!p) {
-            s->meta_full = 1;
-            return;
-        }
-        s->meta = p;
-        s->meta_cap = cap;
-    }
-    if (s->meta_len) {
-        memcpy(s->meta + s->meta_len, CONVERT_JSON_SEPARATOR,
-               sizeof CONVERT_JSON_SEPARATOR - 1);
-        s->meta_len += sizeof CONVERT_JSON_SEPARATOR - 1;
-    }
-    memcpy(s->meta + s->meta_len, rec, n);
-    s->meta_len += n;
 }
 
-static int json_event(convert_sink *s, const tread_event *ev)
+/* Stages the record of ev in s->mem_data; its length, or -1. */
+static long stage_record(convert_sink *s, const tread_event *ev)
 {
-    cvj_class c = convert_json_classify(ev);
-    const size_t sep = sizeof CONVERT_JSON_SEPARATOR - 1;
-    if (c == CVJ_SKIP) {
-        s->skipped++;
-        return 0;
-    }
-    if (!s->prefix) { /* one output: straight to it */
-        if (s->records)
-            out_buf_write(s->ob, CONVERT_JSON_SEPARATOR, sep);
-        if (convert_json_event(&s->cj, s->ob, ev) != 0)
-            return fail_msg(s, "out of memory while writing args");
-        s->records++;
-        return s->ob->failed ? fail(s, "cannot write", s->path, s->ob->err) : 0;
-    }
-    /* split: stage the record, then decide which piece it goes to */
     if (fseeko(s->mem, 0, SEEK_SET) != 0)
         return fail_msg(s, "cannot stage a record");
     out_buf_init(s->stage, s->mem);
@@ -174,35 +213,95 @@ static int json_event(convert_sink *s, const tread_event *ev)
         out_buf_flush(s->stage) != 0)
         return fail_msg(s, "out of memory while staging a record");
     off_t n = ftello(s->mem);
-    if (n < 0)
+    if (n < 0 || n > (off_t)0x7fffffff)
         return fail_msg(s, "cannot stage a record");
-    size_t len = (size_t)n;
+    return (long)n;
+}
+
+static int json_split_event(convert_sink *s, const tread_event *ev, cvj_class c)
+{
+    const size_t sep = sizeof CONVERT_JSON_SEPARATOR - 1;
     const size_t footer = sizeof CONVERT_JSON_FOOTER - 1;
+    long n = stage_record(s, ev);
+    if (n < 0)
+        return -1;
+    size_t len = (size_t)n;
+    /* a repeat of the value in force is no new fact */
+    if (c == CVJ_METADATA && split_meta_repeats(s->meta, ev, s->mem_data, len)) {
+        lose(s, CONVERT_LOSS_DUPLICATE, ev);
+        return 0;
+    }
+    split_meta_slot *need[SPLIT_META_MAX_NEEDED];
+    size_t nneed = c == CVJ_EVENT ? split_meta_needed(s->meta, ev, s->epoch, need) : 0;
+    size_t extra = 0;
+    for (size_t i = 0; i < nneed; i++)
+        extra += need[i]->len + sep;
     if (s->piece_records &&
-        s->piece_bytes + sep + len + footer > s->max_bytes) {
+        split_pieces_size(s->sp) + extra + sep + len + footer > s->max_bytes) {
         if (close_piece(s) != 0 || open_piece(s) != 0)
             return -1;
+        nneed = c == CVJ_EVENT ? split_meta_needed(s->meta, ev, s->epoch, need) : 0;
     }
-    if (s->piece_records)
-        put(s, CONVERT_JSON_SEPARATOR, sep);
-    put(s, s->mem_data, len);
+    if (c == CVJ_METADATA &&
+        split_meta_put(s->meta, ev, s->mem_data, len, s->epoch) == 2 &&
+        split_meta_full(s->meta) && !s->meta_warned) {
+        s->meta_warned = 1;
+        fprintf(stderr, "tread: warning: more than %u bytes of process "
+                "and thread metadata: later ones are not repeated in the "
+                "pieces that need them\n", CONVERT_MAX_REPEATED_METADATA);
+    }
+    for (size_t i = 0; i < nneed; i++) {
+        if ((s->piece_records && put(s, CONVERT_JSON_SEPARATOR, sep) != 0) ||
+            put(s, need[i]->rec, need[i]->len) != 0)
+            return -1;
+        need[i]->epoch = s->epoch;
+        s->piece_records++;
+        s->repeated++;
+    }
+    if ((s->piece_records && put(s, CONVERT_JSON_SEPARATOR, sep) != 0) ||
+        put(s, s->mem_data, len) != 0)
+        return -1;
     s->piece_records++;
+    s->piece_events++;
     s->records++;
-    if (c == CVJ_METADATA)
-        keep_metadata(s, s->mem_data, len);
-    return s->ob->failed ? fail(s, "cannot write", s->piece_path, s->ob->err) : 0;
+    if (s->piece_events == 1)
+        check_oversize(s);
+    return 0;
+}
+
+static int json_event(convert_sink *s, const tread_event *ev)
+{
+    cvj_class c = convert_json_classify(ev);
+    const size_t sep = sizeof CONVERT_JSON_SEPARATOR - 1;
+    if (c == CVJ_SKIP) {
+        lose(s, json_loss(ev), ev);
+        return 0;
+    }
+    if (s->prefix)
+        return json_split_event(s, ev, c);
+    /* one output: straight to it */
+    if (s->records)
+        out_buf_write(s->ob, CONVERT_JSON_SEPARATOR, sep);
+    if (convert_json_event(&s->cj, s->ob, ev) != 0)
+        return fail_msg(s, "out of memory while writing args");
+    s->records++;
+    return s->ob->failed ? fail(s, "cannot write", s->path, s->ob->err) : 0;
 }
 
 static int perfetto_event(convert_sink *s, const tread_event *ev)
 {
     if (!convert_perfetto_wanted(ev)) {
-        s->skipped++;
+        lose(s, perfetto_loss(ev), ev);
         return 0;
     }
     if (convert_perfetto_event(&s->cp, ev) != 0)
         return fail_msg(s, s->cp.error);
+    if (!s->cp.out.len) { /* a name that was given already */
+        lose(s, CONVERT_LOSS_DUPLICATE, ev);
+        return 0;
+    }
     if (s->prefix && s->piece_records &&
-        s->piece_bytes + s->cp.out.len > s->max_bytes) {
+        split_pieces_size(s->sp) + s->cp.out.len > s->max_bytes) {
         /* encode it again after the restart: its interned names and
          * tracks must be in the new piece */
         pb_clear(&s->cp.out);
@@ -211,29 +310,35 @@ static int perfetto_event(convert_sink *s, const tread_event *ev)
         if (convert_perfetto_event(&s->cp, ev) != 0)
             return fail_msg(s, s->cp.error);
     }
-    if (s->cp.out.len) {
-        put(s, s->cp.out.data, s->cp.out.len);
-        s->piece_records++;
-        s->records++;
-    }
+    if (put(s, s->cp.out.data, s->cp.out.len) != 0)
+        return -1;
     pb_clear(&s->cp.out);
-    if (s->ob->failed)
-        return fail(s, "cannot write", s->prefix ? s->piece_path : s->path,
-                    s->ob->err);
+    s->records++;
+    if (s->prefix) {
+        s->piece_records++;
+        if (s->piece_records == 1)
+            check_oversize(s);
+    } else if (s->ob->failed) {
+        return fail(s, "cannot write", s->path, s->ob->err);
+    }
     return 0;
+}
+
+/* Opens the output at the first event (or at the end). */
+static int start(convert_sink *s, tread_format format)
+{
+    if (s->to == CONVERT_TO_NONE)
+        s->to = format == TREAD_FORMAT_PERFETTO ? CONVERT_TO_PERFETTO
+                                                : CONVERT_TO_JSON;
+    return s->prefix ? open_piece(s) : open_output(s);
 }
 
 int convert_sink_event(convert_sink *s, const tread_event *ev)
 {
     if (s->failed)
         return -1;
-    if (!s->fp) {
-        if (s->to == CONVERT_TO_NONE)
-            s->to = ev->format == TREAD_FORMAT_PERFETTO ? CONVERT_TO_PERFETTO
-                                                        : CONVERT_TO_JSON;
-        if (open_piece(s) != 0)
-            return -1;
-    }
+    if (!s->created && !s->sp && start(s, ev->format) != 0)
+        return -1;
     return s->to == CONVERT_TO_JSON ? json_event(s, ev) : perfetto_event(s, ev);
 }
 
@@ -241,14 +346,23 @@ int convert_sink_close(convert_sink *s)
 {
     if (s->failed)
         return -1;
-    if (!s->fp) { /* no event at all: an empty trace */
-        if (s->to == CONVERT_TO_NONE)
-            s->to = CONVERT_TO_JSON;
-        if (open_piece(s) != 0)
-            return -1;
+    if (!s->created && !s->sp && start(s, TREAD_FORMAT_JSON) != 0)
+        return -1; /* no event at all: an empty trace */
+    if (s->sp)
+        return close_piece(s);
+    if (s->to == CONVERT_TO_JSON)
+        out_buf_write(s->ob, CONVERT_JSON_FOOTER, sizeof CONVERT_JSON_FOOTER - 1);
+    int rc = 0;
+    if (out_buf_flush(s->ob) != 0)
+        rc = fail(s, "cannot write", s->path, s->ob->err);
+    if (s->fp != stdout) {
+        if (fclose(s->fp) != 0 && rc == 0)
+            rc = fail(s, "cannot write", s->path, errno);
+    } else if (fflush(stdout) != 0 && rc == 0) {
+        rc = fail(s, "cannot write", s->path, errno);
     }
-    int rc = close_piece(s);
-    return s->failed ? -1 : rc;
+    s->fp = NULL;
+    return rc;
 }
 
 void convert_sink_free(convert_sink *s)
@@ -256,12 +370,13 @@ void convert_sink_free(convert_sink *s)
     if (s->fp && s->fp != stdout)
         fclose(s->fp);
     s->fp = NULL;
+    split_pieces_free(s->sp); /* removes a partial piece */
     if (s->mem)
         fclose(s->mem);
     free(s->mem_data);
     free(s->stage);
     free(s->ob);
-    free(s->meta);
+    split_meta_free(s->meta);
     convert_json_free(&s->cj);
     convert_perfetto_free(&s->cp);
     memset(s, 0, sizeof *s);

@@ -64,8 +64,8 @@ done
 
 # a record larger than --max-bytes gets a piece of its own
 rm -f "$tmp"/p-*
-"$TREAD" split -q --to json --max-bytes 64 "$tmp/t.json" "$tmp/p" > "$tmp/list"
-check "tiny --max-bytes: one record per piece" [ "$(wc -l < "$tmp/list")" -gt 300 ]
+"$TREAD" split -q --to json --max-bytes 256 "$tmp/t.json" "$tmp/p" > "$tmp/list"
+check "--max-bytes 256: about one record per piece" [ "$(wc -l < "$tmp/list")" -gt 150 ]
 
 # Perfetto input stays Perfetto without --to
 "$TREAD" convert -q --to perfetto "$tmp/t.json" "$tmp/t.pftrace"
@@ -73,5 +73,155 @@ rm -f "$tmp"/p-*
 "$TREAD" split -q --max-bytes 8K "$tmp/t.pftrace" "$tmp/p" > "$tmp/list"
 check "Perfetto input: Perfetto pieces" grep -q '\.pftrace$' "$tmp/list"
 check "JSON input: JSON pieces" sh -c "'$TREAD' split -q --max-bytes 8K '$tmp/t.json' '$tmp/q' | grep -q '\.json$'"
+
+# the issue's reproduction: 300 thread names between 200 events give a
+# handful of pieces, each within --max-bytes, names not repeated
+python3 -c 'import json,sys;X=lambda i:{"ph":"X","name":"a","ts":i,"dur":1,"pid":1,"tid":1};json.dump({"traceEvents":[X(i) for i in range(100)]+[{"ph":"M","name":"thread_name","pid":1,"tid":100+t,"args":{"name":"worker-thread-%d"%t}} for t in range(300)]+[X(i) for i in range(100)]},open(sys.argv[1],"w"))' "$tmp/m.json"
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 8K "$tmp/m.json" "$tmp/p" > "$tmp/list"
+n=$(wc -l < "$tmp/list")
+check "metadata between events: a handful of pieces ($n)" [ "$n" -ge 4 ] && [ "$n" -le 6 ]
+ok_size=1
+while read -r piece; do [ "$(wc -c < "$piece")" -le 8192 ] || ok_size=0; done < "$tmp/list"
+check "metadata between events: every piece within 8 KiB" [ $ok_size -eq 1 ]
+total=$(cat $(cat "$tmp/list") | wc -c)
+check "metadata between events: the pieces total less than the input ($total)" [ "$total" -le "$(wc -c < "$tmp/m.json")" ]
+check "metadata between events: each thread name once" \
+    [ "$(cat $(cat "$tmp/list") | grep -c '"worker-thread-')" -eq 300 ]
+
+# duplicate metadata is no new fact: 3000 identical process names
+python3 -c 'import json,sys;X=lambda i:{"ph":"X","name":"a","ts":i,"dur":1,"pid":1,"tid":1};M={"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}};json.dump({"traceEvents":[e for i in range(3000) for e in (M,X(i))]},open(sys.argv[1],"w"))' "$tmp/d.json"
+rm -f "$tmp"/p-*
+"$TREAD" split --max-bytes 64K "$tmp/d.json" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "duplicate names: split succeeds" [ $? -eq 0 ]
+check "duplicate names: the duplicates are counted" grep -q 'left out 2999 metadata events: metadata that repeats' "$tmp/err"
+check "duplicate names: one name per piece" \
+    [ "$(cat $(cat "$tmp/list") | grep -c '"process_name"')" -eq "$(wc -l < "$tmp/list")" ]
+"$TREAD" split -q --strict --max-bytes 64K "$tmp/d.json" "$tmp/p" > /dev/null 2> "$tmp/err"
+check "duplicate names: --strict makes the loss an error" [ $? -eq 1 ]
+check "duplicate names: -q still reports the loss" grep -q 'left out 2999' "$tmp/err"
+
+# bad output: one error naming the path, nothing else
+"$TREAD" split -q --max-bytes 8K "$tmp/m.json" "$tmp/nodir/p" > "$tmp/out" 2> "$tmp/err"
+check "unwritable OUTPREFIX: exit 1" [ $? -eq 1 ]
+check "unwritable OUTPREFIX: one line of error" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+check "unwritable OUTPREFIX: it names the path" grep -q "cannot create '$tmp/nodir/p-00000.json'" "$tmp/err"
+"$TREAD" convert -q --to json "$tmp/m.json" "$tmp/nodir/x.json" 2> "$tmp/err"
+check "unwritable OUT: one line of error" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+check "unwritable OUT: it names the path" grep -q "cannot create '$tmp/nodir/x.json'" "$tmp/err"
+"$TREAD" split --max-bytes 255 "$tmp/m.json" "$tmp/p" 2> "$tmp/err"
+check "--max-bytes below 256: usage error" [ $? -eq 2 ]
+check "--max-bytes below 256: says the minimum" grep -q 'at least 256' "$tmp/err"
+
+# a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored) mid-way through the
+# second piece: one error saying which pieces are complete, partial removed
+rm -f "$tmp"/p-*
+(ulimit -f 6 && trap '' XFSZ && exec "$TREAD" split -q --max-bytes 8K "$tmp/d.json" "$tmp/p") \
+    > "$tmp/list" 2> "$tmp/err"
+check "file size limit: exit 1" [ $? -eq 1 ]
+check "file size limit: one line of error" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+check "file size limit: no piece complete, said" grep -q "cannot write '$tmp/p-00000.json'.*no piece is complete; the partial piece was removed" "$tmp/err"
+check "file size limit: the partial piece is removed" [ ! -e "$tmp/p-00000.json" ]
+# a full disk after two pieces (a small tmpfs, where mounting is allowed)
+mkdir "$tmp/mnt"
+if mount -t tmpfs -o size=20k tmpfs "$tmp/mnt" 2> /dev/null; then
+    "$TREAD" split -q --max-bytes 8K "$tmp/m.json" "$tmp/mnt/p" > "$tmp/list" 2> "$tmp/err"
+    rc=$?
+    ls "$tmp/mnt" > "$tmp/left"
+    umount "$tmp/mnt"
+    check "full disk: exit 1" [ $rc -eq 1 ]
+    check "full disk: one line of error" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+    check "full disk: says which pieces are complete" grep -q "No space left on device; $tmp/mnt/p-00000.json to $tmp/mnt/p-00001.json are complete (2 pieces); the partial piece was removed" "$tmp/err"
+    check "full disk: the complete pieces are listed, the partial one removed" \
+        [ "$(cat "$tmp/list")" = "$(printf '%s\n' "$tmp/mnt/p-00000.json" "$tmp/mnt/p-00001.json")" ] && [ "$(wc -l < "$tmp/left")" -eq 2 ]
+else
+    echo "skip: full disk (cannot mount a tmpfs here; the file size limit above covers the error path)"
+fi
+# a standard output that fills
+if [ -w /dev/full ]; then
+    "$TREAD" convert -q --to json "$tmp/m.json" - > /dev/full 2> "$tmp/err"
+    check "convert to a full standard output: exit 1" [ $? -eq 1 ]
+    check "convert to a full standard output: one error" [ "$(wc -l < "$tmp/err")" -eq 1 ]
+    check "convert to a full standard output: says so" grep -q "cannot write '-': No space left on device" "$tmp/err"
+fi
+
+# FXT splits into FXT: records copied, each piece starts with the magic
+# record and carries the provider, initialization, strings, thread and
+# kernel objects its records use (a string table entry changes half-way)
+python3 - "$tmp/t.fxt" <<'PY'
+import struct, sys
+w = []
+def rec(words):
+    w.extend(words)
+def pad(b):
+    b += b"\0" * (-len(b) % 8)
+    return [struct.unpack("<Q", b[i:i + 8])[0] for i in range(0, len(b), 8)]
+def string(idx, text):
+    t = pad(text.encode())
+    rec([2 | (1 + len(t)) << 4 | idx << 16 | len(text.encode()) << 32] + t)
+rec([0x0016547846040010])
+name = pad(b"prov")
+rec([0 | (1 + len(name)) << 4 | 1 << 16 | 7 << 20 | 4 << 52] + name)
+rec([1 | 2 << 4, 1000000000])
+string(1, "cat")
+for i in range(2, 20):
+    string(i, "name%d" % i)
+string(21, "proc")
+string(22, "thr")
+string(23, "process")
+rec([3 | 3 << 4 | 1 << 16, 10, 11])
+rec([7 | 2 << 4 | 1 << 16 | 21 << 24, 10])
+rec([7 | 4 << 4 | 2 << 16 | 22 << 24 | 1 << 40, 11, 8 | 2 << 4 | 23 << 16, 10])
+for i in range(200):
+    if i == 100:
+        string(5, "renamed")
+        string(22, "thr-renamed")
+    rec([4 | 2 << 4 | 0 << 16 | 1 << 24 | 1 << 32 | (2 + i % 18) << 48, 1000 * i])
+open(sys.argv[1], "wb").write(b"".join(struct.pack("<Q", x) for x in w))
+PY
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 512 "$tmp/t.fxt" "$tmp/p" > "$tmp/list"
+check "FXT: split succeeds" [ $? -eq 0 ]
+check "FXT: FXT pieces" grep -q '\.fxt$' "$tmp/list"
+n=$(wc -l < "$tmp/list")
+check "FXT: several pieces ($n)" [ "$n" -gt 5 ]
+ok_size=1 ok_alone=1 ok_magic=1
+: > "$tmp/all"
+while read -r piece; do
+    [ "$(wc -c < "$piece")" -le 512 ] || ok_size=0
+    [ "$(head -c 8 "$piece" | od -An -tx1 | tr -d ' \n')" = 1000044678541600 ] || ok_magic=0
+    "$TREAD" cat "$piece" >> "$tmp/all" 2> "$tmp/err" || ok_alone=0
+    [ -s "$tmp/err" ] && ok_alone=0
+done < "$tmp/list"
+check "FXT: every piece at most 512 bytes" [ $ok_size -eq 1 ]
+check "FXT: every piece starts with the magic record" [ $ok_magic -eq 1 ]
+check "FXT: every piece reads alone, without a warning" [ $ok_alone -eq 1 ]
+"$TREAD" cat -q "$tmp/t.fxt" > "$tmp/whole"
+dedupe='import sys, json
+force = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["kind"] in ("metadata", "clock_sync"):
+        k = (e["kind"], e.get("meta"), e["name"], e["pid"], e["tid"])
+        if force.get(k) == l:
+            continue
+        force[k] = l
+    sys.stdout.write(l)'
+python3 -c "$dedupe" "$tmp/whole" > "$tmp/a"
+python3 -c "$dedupe" "$tmp/all" > "$tmp/b"
+check "FXT: the pieces give the events of the whole, every field, in order" cmp -s "$tmp/a" "$tmp/b"
+check "FXT: the renamed string is in force after the change" grep -q '"name":"renamed"' "$tmp/b"
+check "FXT: the thread's name in force in each piece" \
+    [ "$(grep -c '"meta_str":"thr' "$tmp/all")" -ge "$n" ]
+check "FXT: the whole has events" [ "$(wc -l < "$tmp/a")" -gt 200 ]
+"$TREAD" split -q --to json --max-bytes 4K "$tmp/t.fxt" "$tmp/j" > "$tmp/list"
+check "FXT --to json: JSON pieces" grep -q '\.json$' "$tmp/list"
+
+# --max-total-bytes: a breach is a clear error, not a full disk
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 1K --max-total-bytes 5K "$tmp/m.json" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "--max-total-bytes: exit 1" [ $? -eq 1 ]
+check "--max-total-bytes: says so" grep -q "would pass --max-total-bytes (5120 bytes)" "$tmp/err"
+check "--max-total-bytes: what is left is within it" [ "$(cat $(cat "$tmp/list") | wc -c)" -le 5120 ]
 
 [ "$failures" -eq 0 ]

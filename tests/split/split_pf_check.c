@@ -1,0 +1,404 @@
+/* split_pf_check: see split_pf_check.h. */
+#include "split_pf_check.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tread.h>
+#include <tread/perfetto.h>
+
+#include "event_dump.h"
+
+static tread_parser *parser(const tread_callbacks *cb, void *user)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    tread_set_callbacks(p, cb, user);
+    return p;
+}
+
+tread_status split_pf_feed(tread_parser *p, const unsigned char *in, size_t len, size_t chunk)
+{
+    tread_status st = TREAD_STATUS_OK;
+    if (!chunk)
+        chunk = len ? len : 1;
+    for (size_t off = 0; off < len && st != TREAD_STATUS_ERROR; off += chunk) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        st = tread_feed(p, in + off, n);
+        while (st == TREAD_STATUS_PAUSED)
+            st = tread_resume(p);
+    }
+    if (st != TREAD_STATUS_ERROR) {
+        st = tread_finish(p);
+        while (st == TREAD_STATUS_PAUSED)
+            st = tread_resume(p);
+    }
+    return st;
+}
+
+void pieces_mem_free(pieces_mem *pm)
+{
+    for (size_t i = 0; i < pm->n; i++)
+        free(pm->piece[i].data);
+    free(pm->piece);
+    memset(pm, 0, sizeof *pm);
+}
+
+/* ---- what a parse delivers, per packet -------------------------------- */
+
+size_t split_pf_parent_resolved;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+#define FNV0 0xcbf29ce484222325ULL
+
+typedef struct pkrec {
+    uint64_t norm;       /* the packet's bytes, sequence id and counter value aside */
+    uint64_t ev;         /* its events' text, offsets aside */
+    uint64_t evr;        /* the same, pids of tracks resolved through a parent aside */
+    uint32_t events;
+    int restates;        /* only metadata the whole file states, or clock syncs */
+} pkrec;
+
+typedef struct hset {
+    uint64_t *v;
+    size_t size, used;
+} hset;
+
+static void hset_add(hset *h, uint64_t x)
+{
+    x |= 1; /* 0 is the empty slot */
+    if ((h->used + 1) * 2 > h->size) {
+        size_t n = h->size ? h->size * 2 : 1024;
+        uint64_t *v = calloc(n, sizeof *v);
+        if (!v)
+            abort();
+        for (size_t i = 0; i < h->size; i++)
+            if (h->v[i]) {
+                size_t k = (size_t)(h->v[i] >> 7) & (n - 1);
+                while (v[k])
+                    k = (k + 1) & (n - 1);
+                v[k] = h->v[i];
+            }
+        free(h->v);
+        h->v = v;
+        h->size = n;
+    }
+    size_t k = (size_t)(x >> 7) & (h->size - 1);
+    while (h->v[k]) {
+        if (h->v[k] == x)
+            return;
+        k = (k + 1) & (h->size - 1);
+    }
+    h->v[k] = x;
+    h->used++;
+}
+
+static int hset_has(const hset *h, uint64_t x)
+{
+    x |= 1;
+    if (!h->size)
+        return 0;
+    size_t k = (size_t)(x >> 7) & (h->size - 1);
+    for (; h->v[k]; k = (k + 1) & (h->size - 1))
+        if (h->v[k] == x)
+            return 1;
+    return 0;
+}
+
+typedef struct coll {
+    pkrec *pk;
+    size_t n, cap;
+    dump d;
+    hset *facts;         /* whole: filled; piece: looked up */
+    int whole;
+    unsigned char *nb;   /* normalisation scratch */
+    size_t nb_cap;
+    char *first_text;    /* diagnostics: the text of one packet's events */
+    size_t want_index;   /* ...of this packet (SIZE_MAX: none) */
+} coll;
+
+/* protobuf reading, enough to normalise a packet */
+static int vr(const unsigned char **p, const unsigned char *e, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int s = 0; s < 64 && *p < e; s += 7) {
+        unsigned char c = *(*p)++;
+        x |= (uint64_t)(c & 0x7f) << s;
+        if (!(c & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Walks the fields of [p, e), appending to out those kept: all but
+ * `drop_num`s; returns -1 when malformed (then the bytes are hashed as
+ * they are). */
+static int copy_fields(const unsigned char *p, const unsigned char *e, int top, unsigned char *out,
+                       size_t *olen)
+{
+    while (p < e) {
+        const unsigned char *start = p;
+        uint64_t tag, v;
+        if (vr(&p, e, &tag))
+            return -1;
+        uint32_t num = (uint32_t)(tag >> 3);
+        int wire = (int)(tag & 7);
+        const unsigned char *data = NULL;
+        size_t len = 0;
+        switch (wire) {
+        case 0: if (vr(&p, e, &v)) return -1; break;
+        case 1: if (e - p < 8) return -1; p += 8; break;
+        case 5: if (e - p < 4) return -1; p += 4; break;
+        case 2:
+            if (vr(&p, e, &v) || v > (uint64_t)(e - p))
+                return -1;
+            data = p, len = (size_t)v;
+            p += v;
+            break;
+        default: return -1;
+        }
+        if (top && num == 10 && wire == 0)
+            continue; /* trusted_packet_sequence_id: the events compare it */
+        if (!top && ((num == 30 && wire == 0) || (num == 44 && wire == 1) || num == 12 ||
+                     num == 46))
+            continue; /* counter values: the events compare them */
+        if (top && num == 11 && wire == 2) {
+            out[(*olen)++] = 0x5a; /* a marker: the TrackEvent follows */
+            if (copy_fields(data, data + len, 0, out, olen))
+                return -1;
+            out[(*olen)++] = 0x5b;
+            continue;
+        }
+        memcpy(out + *olen, start, (size_t)(p - start));
+        *olen += (size_t)(p - start);
+    }
+    return 0;
+}
+
+static uint64_t norm_hash(coll *c, const unsigned char *p, size_t n)
+{
+    if (c->nb_cap < 2 * n + 16) { /* two marker bytes per TrackEvent */
+        free(c->nb);
+        c->nb_cap = 2 * n + 16;
+        c->nb = malloc(c->nb_cap);
+        if (!c->nb)
+            abort();
+    }
+    size_t olen = 0;
+    if (copy_fields(p, p + n, 1, c->nb, &olen))
+        return fnv(FNV0, p, n);
+    return fnv(FNV0, c->nb, olen);
+}
+
+static int coll_packet(void *user, const tread_perfetto_packet *pk)
+{
+    coll *c = user;
+    if (c->n == c->cap) {
+        c->cap = c->cap ? c->cap * 2 : 1024;
+        c->pk = realloc(c->pk, c->cap * sizeof *c->pk);
+        if (!c->pk)
+            abort();
+    }
+    pkrec *r = &c->pk[c->n++];
+    r->norm = norm_hash(c, pk->data, pk->len);
+    r->ev = FNV0;
+    r->evr = FNV0;
+    r->events = 0;
+    r->restates = 1;
+    return 0;
+}
+
+/* The dump of ev into c->d (its offset as 0: offsets differ by piece). */
+static void dump_at0(coll *c, const tread_event *ev)
+{
+    tread_event e = *ev;
+    e.offset = 0;
+    c->d.len = 0;
+    if (c->d.text)
+        c->d.text[0] = 0;
+    dump_event(&c->d, &e);
+}
+
+static int coll_event(void *user, const tread_event *ev)
+{
+    coll *c = user;
+    if (!c->n)
+        return 0; /* (every Perfetto event follows its packet's hook) */
+    pkrec *r = &c->pk[c->n - 1];
+    dump_at0(c, ev);
+    r->ev = fnv(r->ev, c->d.text, c->d.len);
+    r->events++;
+    if (c->want_index == c->n - 1 && c->first_text) {
+        size_t have = strlen(c->first_text);
+        char *t = realloc(c->first_text, have + c->d.len + 1);
+        if (t) {
+            memcpy(t + have, c->d.text, c->d.len + 1);
+            c->first_text = t;
+        }
+    }
+    /* relaxed: the pid and tid of an async or counter track come from its
+     * parent when the track is described: tread's whole-file decoder has
+     * none for a track described before its parent, which a piece that
+     * describes the parent first for another track has */
+    tread_event e3 = *ev;
+    int relax = (ev->flags & TREAD_HAS_TRACK) &&
+                (ev->track_kind == TREAD_TRACK_ASYNC || ev->track_kind == TREAD_TRACK_COUNTER);
+    if (relax) {
+        e3.flags &= ~(uint32_t)(TREAD_HAS_PID | TREAD_HAS_TID);
+        e3.pid = e3.tid = 0;
+        dump_at0(c, &e3);
+    }
+    r->evr = fnv(r->evr, c->d.text, c->d.len);
+    if (ev->kind == TREAD_EVENT_CLOCK_SYNC)
+        return 0;
+    if (ev->kind != TREAD_EVENT_METADATA) {
+        r->restates = 0;
+        return 0;
+    }
+    /* a fact: the event without its time (added descriptors have none) */
+    tread_event e2 = *ev;
+    e2.flags &= ~(uint32_t)TREAD_HAS_TS;
+    dump_at0(c, &e2);
+    uint64_t fact = fnv(FNV0, c->d.text, c->d.len);
+    e3.flags &= ~(uint32_t)TREAD_HAS_TS;
+    dump_at0(c, &e3);
+    uint64_t rfact = fnv(0x9e3779b97f4a7c15ULL, c->d.text, c->d.len);
+    if (c->whole) {
+        hset_add(c->facts, fact);
+        hset_add(c->facts, rfact);
+    } else if (!hset_has(c->facts, fact)) {
+        if (relax && hset_has(c->facts, rfact))
+            split_pf_parent_resolved++;
+        else
+            r->restates = 0;
+    }
+    return 0;
+}
+
+static void collect(coll *c, const void *in, size_t len)
+{
+    tread_callbacks cb = {.event = coll_event, .perfetto_packet = coll_packet};
+    tread_parser *p = parser(&cb, c);
+    tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO);
+    split_pf_feed(p, in, len, 0);
+    tread_parser_free(p);
+}
+
+static void coll_free(coll *c)
+{
+    free(c->pk);
+    free(c->nb);
+    free(c->first_text);
+    dump_free(&c->d);
+}
+
+/* The events' text of packet `index` of a parse (diagnostics). */
+static char *events_text(const void *in, size_t len, size_t index)
+{
+    coll c;
+    memset(&c, 0, sizeof c);
+    dump_init(&c.d);
+    hset dummy = {0};
+    c.facts = &dummy;
+    c.want_index = index;
+    c.first_text = calloc(1, 1);
+    collect(&c, in, len);
+    char *t = c.first_text;
+    c.first_text = NULL;
+    coll_free(&c);
+    free(dummy.v);
+    return t;
+}
+
+static int failf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int failf(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t max_bytes,
+                    char *err, size_t errlen)
+{
+    hset facts = {0};
+    coll whole;
+    memset(&whole, 0, sizeof whole);
+    dump_init(&whole.d);
+    whole.facts = &facts;
+    whole.whole = 1;
+    whole.want_index = SIZE_MAX;
+    collect(&whole, in, len);
+
+    int rc = 0;
+    size_t j = 0; /* the next input packet */
+    for (size_t k = 0; k < pm->n && rc == 0; k++) {
+        const mem_piece *mp = &pm->piece[k];
+        coll pc;
+        memset(&pc, 0, sizeof pc);
+        dump_init(&pc.d);
+        pc.facts = &facts;
+        pc.want_index = SIZE_MAX;
+        collect(&pc, mp->data, mp->len);
+        /* the piece's packets are input packets, in order, with the packets
+         * split_perfetto adds before the ones that need them: a packet is
+         * the next input packet when it has its bytes, else an added one */
+        size_t m = 0; /* input packets in the piece */
+        for (size_t i = 0; rc == 0 && i < pc.n; i++) {
+            const pkrec *a = &pc.pk[i];
+            if (j + m < whole.n && a->norm == whole.pk[j + m].norm) {
+                const pkrec *b = &whole.pk[j + m];
+                if (a->ev != b->ev && a->evr == b->evr && a->events == b->events)
+                split_pf_parent_resolved++;
+            else if (a->ev != b->ev || a->events != b->events) {
+                    char *ta = events_text(mp->data, mp->len, i);
+                    char *tb = events_text(in, len, j + m);
+                    rc = failf(err, errlen, "piece %zu packet %zu (input packet %zu): %u "
+                               "events, %u in the whole\npiece:\n%.1500s\nwhole:\n%.1500s",
+                               k, i, j + m, a->events, b->events, ta ? ta : "", tb ? tb : "");
+                    free(ta);
+                    free(tb);
+                }
+                m++;
+            } else if (!a->restates) {
+                char *ta = events_text(mp->data, mp->len, i);
+                rc = failf(err, errlen, "piece %zu: packet %zu is not input packet %zu, and "
+                           "its events are not metadata the input states:\n%.1500s", k, i,
+                           j + m, ta ? ta : "");
+                free(ta);
+            }
+        }
+        if (rc == 0 && m == 0)
+            rc = failf(err, errlen, "piece %zu holds no input packet", k);
+        if (rc == 0 && mp->len > max_bytes && !(mp->oversize && m == 1))
+            rc = failf(err, errlen, "piece %zu: %zu bytes over %" PRIu64 " with %zu input "
+                       "packets%s", k, mp->len, max_bytes, m,
+                       mp->oversize ? "" : ", not declared oversize");
+        j += m;
+        coll_free(&pc);
+    }
+    if (rc == 0 && j != whole.n)
+        rc = failf(err, errlen, "the pieces hold %zu input packets of %zu", j, whole.n);
+    coll_free(&whole);
+    free(facts.v);
+    return rc;
+}

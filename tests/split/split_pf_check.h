@@ -1,0 +1,44 @@
+/* split_pf_check: runs split_perfetto over a trace in memory (pieces kept
+ * by pieces_mem) and checks the pieces against the whole, as properties:
+ *  - every input packet is in exactly one piece, in order, byte for byte
+ *    (a packet may gain its sequence id field, or an incremental
+ *    counter's value rewritten as its running value);
+ *  - the events of each copied packet, read from its piece, equal the
+ *    events of that packet read from the whole file, every field but the
+ *    byte offset;
+ *  - the packets a piece adds make only metadata and clock-sync events,
+ *    each a fact the whole file states too (same fields, offset and time
+ *    aside);
+ *  - every piece is at most max_bytes, unless it holds a single input
+ *    packet and was declared oversize. */
+#ifndef TREAD_TESTS_SPLIT_PF_CHECK_H
+#define TREAD_TESTS_SPLIT_PF_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tread.h>
+
+#include "pieces_mem.h"
+#include "split_perfetto.h"
+
+/* Packets whose events differ from the whole file's only by the pid and
+ * tid of async or counter tracks (split_pf_check.c says why), counted by
+ * split_pf_verify. */
+extern size_t split_pf_parent_resolved;
+
+/* Splits in[0, len) (fed in chunks of `chunk` bytes, 0: whole) into *pm
+ * (split_pf_run.c, with pieces_mem.c's split_pieces).
+ * 0, or -1 with the reason in err. */
+int split_pf_run(const void *in, size_t len, uint64_t max_bytes, size_t chunk, pieces_mem *pm,
+                 split_perfetto_stats *st, char *err, size_t errlen);
+
+/* Feeds in[0, len) to p in chunks of `chunk` bytes (0: whole), resuming
+ * after every stop, and finishes. */
+tread_status split_pf_feed(tread_parser *p, const unsigned char *in, size_t len, size_t chunk);
+
+/* Checks pm against in (the properties above). 0, or -1 with the first
+ * difference in err. */
+int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t max_bytes,
+                    char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,541 @@
+/* split_perfetto on packet streams built here: interning across pieces,
+ * clears mid-piece, clock snapshots (global and an incremental sequence
+ * clock), compressed packets, SEQ_NEEDS_INCREMENTAL_STATE after data loss,
+ * track parents (also a track described before its parent), incremental
+ * counters (main and extra values), trace-level packets, oversize packets,
+ * and the same pieces whatever the chunking of the input. Each trace is
+ * split at several sizes and checked by split_pf_verify (every packet in
+ * one piece, in order, byte for byte; the same events, every field; added
+ * packets only restate metadata; sizes); the properties particular to a
+ * case are checked on the pieces' bytes. */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "pb_build.h"
+#include "split_pf_check.h"
+#include "testlib.h"
+
+/* TracePacket fields */
+enum {
+    P_CLOCK = 6, P_TS = 8, P_SEQ = 10, P_TE = 11, P_INTERNED = 12, P_FLAGS = 13,
+    P_TRACE_CONFIG = 33, P_LOSS = 42, P_COMPRESSED = 50, P_CLOCK_ID = 58, P_DEFAULTS = 59,
+    P_TRACK = 60
+};
+#define CLEARED 1
+#define NEEDS 2
+
+static void packet_begin(pb *t, size_t *m, uint32_t seq, uint64_t ts, uint32_t flags)
+{
+    *m = pb_begin(t, 1);
+    if (seq)
+        pb_varint(t, P_SEQ, seq);
+    if (ts)
+        pb_varint(t, P_TS, ts);
+    if (flags)
+        pb_varint(t, P_FLAGS, flags);
+}
+
+/* InternedData entry {iid, name} in field ns. */
+static void intern(pb *t, uint32_t ns, uint64_t iid, const char *name)
+{
+    size_t e = pb_begin(t, ns);
+    pb_varint(t, 1, iid);
+    pb_string(t, 2, name);
+    pb_end(t, e);
+}
+
+/* A TrackEvent packet: type, name iid, category iid, track, a debug
+ * annotation (name iid 1) when dbg. */
+static void track_event(pb *t, uint32_t seq, uint64_t ts, int type, uint64_t name_iid,
+                        uint64_t track, int dbg)
+{
+    size_t m, te;
+    packet_begin(t, &m, seq, ts, NEEDS);
+    te = pb_begin(t, P_TE);
+    pb_varint(t, 9, (uint64_t)type);
+    pb_varint(t, 10, name_iid);
+    pb_varint(t, 3, 1);
+    if (track)
+        pb_varint(t, 11, track);
+    if (dbg) {
+        size_t d = pb_begin(t, 4);
+        pb_varint(t, 1, 1);
+        pb_varint(t, 4, (uint64_t)dbg);
+        pb_end(t, d);
+    }
+    pb_end(t, te);
+    pb_end(t, m);
+}
+
+static void thread_track(pb *t, uint32_t seq, uint64_t uuid, int pid, int tid, const char *name)
+{
+    size_t m, d, th;
+    packet_begin(t, &m, seq, 0, 0);
+    d = pb_begin(t, P_TRACK);
+    pb_varint(t, 1, uuid);
+    th = pb_begin(t, 4);
+    pb_varint(t, 1, (uint64_t)pid);
+    pb_varint(t, 2, (uint64_t)tid);
+    pb_string(t, 5, name);
+    pb_end(t, th);
+    pb_end(t, d);
+    pb_end(t, m);
+}
+
+static void process_track(pb *t, uint32_t seq, uint64_t uuid, int pid, const char *name)
+{
+    size_t m, d, pr;
+    packet_begin(t, &m, seq, 0, 0);
+    d = pb_begin(t, P_TRACK);
+    pb_varint(t, 1, uuid);
+    pr = pb_begin(t, 3);
+    pb_varint(t, 1, (uint64_t)pid);
+    pb_string(t, 6, name);
+    pb_end(t, pr);
+    pb_end(t, d);
+    pb_end(t, m);
+}
+
+/* An async (or counter, when counter >= 0: is_incremental = counter)
+ * track under parent. */
+static void child_track(pb *t, uint32_t seq, uint64_t uuid, uint64_t parent, const char *name,
+                        int counter)
+{
+    size_t m, d;
+    packet_begin(t, &m, seq, 0, 0);
+    d = pb_begin(t, P_TRACK);
+    pb_varint(t, 1, uuid);
+    pb_varint(t, 5, parent);
+    pb_string(t, 2, name);
+    if (counter >= 0) {
+        size_t c = pb_begin(t, 8);
+        if (counter)
+            pb_varint(t, 5, 1);
+        pb_end(t, c);
+    }
+    pb_end(t, d);
+    pb_end(t, m);
+}
+
+/* A clear on seq with names 1..n ("<prefix>-<i>" padded to pad bytes),
+ * category 1, debug annotation name 1, and defaults (clock, track). */
+static void clear_seq(pb *t, uint32_t seq, uint64_t ts, const char *prefix, int n, int pad,
+                      uint32_t clock, uint64_t track)
+{
+    size_t m, in, df;
+    packet_begin(t, &m, seq, ts, CLEARED);
+    if (clock || track) {
+        df = pb_begin(t, P_DEFAULTS);
+        if (clock)
+            pb_varint(t, 58, clock);
+        if (track) {
+            size_t te = pb_begin(t, 11);
+            pb_varint(t, 11, track);
+            pb_end(t, te);
+        }
+        pb_end(t, df);
+    }
+    in = pb_begin(t, P_INTERNED);
+    for (int i = 1; i <= n; i++) {
+        char name[512];
+        snprintf(name, sizeof name, "%s-%03d-%0*d", prefix, i, pad, 0);
+        intern(t, 2, (uint64_t)i, name);
+    }
+    intern(t, 1, 1, "cat");
+    intern(t, 3, 1, "arg");
+    pb_end(t, in);
+    pb_end(t, m);
+}
+
+static void trace_config(pb *t)
+{
+    size_t m, c;
+    packet_begin(t, &m, 1, 0, 0);
+    c = pb_begin(t, P_TRACE_CONFIG);
+    pb_varint(t, 4, 123456); /* duration_ms */
+    pb_string(t, 99, "a-trace-config-marker");
+    pb_end(t, c);
+    pb_end(t, m);
+}
+
+/* Splits t at each size, checks, and returns the pieces of the last. */
+static void split_check(const char *what, const pb *t, const uint64_t *sizes, size_t n,
+                        pieces_mem *last, split_perfetto_stats *st)
+{
+    for (size_t i = 0; i < n; i++) {
+        pieces_mem pm;
+        char err[4096];
+        split_pf_parent_resolved = 0;
+        int rc = split_pf_run(t->data, t->len, sizes[i], 0, &pm, st, err, sizeof err);
+        CHECK(rc == 0);
+        if (rc == 0 && split_pf_verify(t->data, t->len, &pm, sizes[i], err, sizeof err)) {
+            fprintf(stderr, "%s at %llu: %s\n", what, (unsigned long long)sizes[i], err);
+            CHECK(0);
+        }
+        if (split_pf_parent_resolved)
+            fprintf(stderr, "%s at %llu: %zu packets with a parent's pid the whole lacks\n",
+                    what, (unsigned long long)sizes[i], split_pf_parent_resolved);
+        CHECK(split_pf_parent_resolved == 0); /* avoidable in these traces */
+        /* the same pieces when the input comes a byte at a time */
+        pieces_mem pc;
+        CHECK(split_pf_run(t->data, t->len, sizes[i], 1, &pc, NULL, err, sizeof err) == 0);
+        CHECK(pc.n == pm.n);
+        for (size_t k = 0; k < pc.n && k < pm.n; k++)
+            CHECK(pc.piece[k].len == pm.piece[k].len &&
+                  memcmp(pc.piece[k].data, pm.piece[k].data, pm.piece[k].len) == 0);
+        pieces_mem_free(&pc);
+        if (i + 1 == n && last)
+            *last = pm;
+        else
+            pieces_mem_free(&pm);
+    }
+}
+
+static int piece_has(const mem_piece *p, const char *s)
+{
+    size_t n = strlen(s);
+    for (size_t i = 0; i + n <= p->len; i++)
+        if (memcmp(p->data + i, s, n) == 0)
+            return 1;
+    return 0;
+}
+
+static const uint64_t sizes[] = {400, 900, 2500, 1u << 20};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+static const uint64_t down[] = {1u << 20, 2500, 900, 400}; /* the last is kept */
+
+/* Interning: a piece repeats only the entries its packets refer to, so
+ * what it adds does not grow with what was interned before. */
+static void test_interning(void)
+{
+    pb t;
+    pb_init(&t);
+    trace_config(&t);
+    thread_track(&t, 1, 10, 5, 6, "main");
+    clear_seq(&t, 1, 1000, "name", 60, 100, 0, 10); /* 60 names of ~110 bytes */
+    for (int i = 0; i < 60; i++) /* every name used once */
+        track_event(&t, 1, 2000 + (uint64_t)i, 3, (uint64_t)i + 1, 0, i + 1);
+    for (int i = 0; i < 300; i++) /* then only name 7 */
+        track_event(&t, 1, 5000 + (uint64_t)i, 3, 7, 0, i);
+    pieces_mem pm;
+    split_perfetto_stats st;
+    split_check("interning", &t, sizes, NSIZES - 1, &pm, &st);
+    CHECK(pm.n > 10);
+    /* the pieces after the last that uses name 60 hold name 7 and no
+     * other name */
+    size_t late = 0;
+    for (size_t k = pm.n; k-- > 0 && !piece_has(&pm.piece[k], "name-060-");) {
+        late++;
+        CHECK(piece_has(&pm.piece[k], "name-007-"));
+        CHECK(!piece_has(&pm.piece[k], "name-008-"));
+        CHECK(!piece_has(&pm.piece[k], "name-060-"));
+        CHECK(pm.piece[k].len <= 2500);
+    }
+    CHECK(late > 3);
+    /* every piece has the trace config */
+    for (size_t k = 0; k < pm.n; k++)
+        CHECK(piece_has(&pm.piece[k], "a-trace-config-marker"));
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+/* Clears mid-piece, re-interning other names under the same iids. */
+static void test_clears(void)
+{
+    pb t;
+    pb_init(&t);
+    thread_track(&t, 2, 20, 5, 7, "worker");
+    for (int round = 0; round < 12; round++) {
+        char prefix[16];
+        snprintf(prefix, sizeof prefix, "r%d", round);
+        clear_seq(&t, 2, 1000 + (uint64_t)round * 100, prefix, 3, 8, 0, 20);
+        for (int i = 0; i < 7; i++)
+            track_event(&t, 2, 1001 + (uint64_t)round * 100 + (uint64_t)i, i % 2 ? 2 : 1,
+                        (uint64_t)(i % 3) + 1, 0, 0);
+    }
+    split_check("clears", &t, sizes, NSIZES, NULL, NULL);
+    pb_free(&t);
+}
+
+/* Clocks: a global snapshot moving MONOTONIC (3) against BOOTTIME (6),
+ * changed mid-trace; a sequence's incremental clock 64 whose packets are
+ * deltas; packets on clock 3. */
+static void snapshot(pb *t, uint32_t seq, int n, const uint32_t *ids, const uint64_t *ts,
+                     const int *incr)
+{
+    size_t m, cs;
+    packet_begin(t, &m, seq, 0, 0);
+    cs = pb_begin(t, P_CLOCK);
+    for (int i = 0; i < n; i++) {
+        size_t c = pb_begin(t, 1);
+        pb_varint(t, 1, ids[i]);
+        pb_varint(t, 2, ts[i]);
+        if (incr && incr[i])
+            pb_varint(t, 3, 1);
+        pb_end(t, c);
+    }
+    pb_end(t, cs);
+    pb_end(t, m);
+}
+
+static void test_clocks(void)
+{
+    pb t;
+    pb_init(&t);
+    uint32_t g[2] = {6, 3};
+    uint64_t gt[2] = {1000000, 400000};
+    snapshot(&t, 1, 2, g, gt, NULL);
+    thread_track(&t, 3, 30, 5, 8, "clocked");
+    /* sequence 3: clock 64 incremental, from monotonic 500000 */
+    uint32_t s64[2] = {64, 3};
+    uint64_t s64t[2] = {500000, 500000};
+    int inc[2] = {1, 0};
+    snapshot(&t, 3, 2, s64, s64t, inc);
+    clear_seq(&t, 3, 0, "c", 4, 4, 64, 30);
+    for (int i = 0; i < 40; i++) {
+        if (i == 20) { /* the offset changes */
+            uint64_t gt2[2] = {2000000, 1300000};
+            snapshot(&t, 1, 2, g, gt2, NULL);
+        }
+        track_event(&t, 3, 10 + (uint64_t)i, 3, (uint64_t)(i % 4) + 1, 0, 0); /* deltas */
+        size_t m, te;
+        packet_begin(&t, &m, 3, 900000 + (uint64_t)i * 1000, NEEDS); /* on clock 3 */
+        pb_varint(&t, P_CLOCK_ID, 3);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 3);
+        pb_varint(&t, 10, 1);
+        pb_end(&t, te);
+        pb_end(&t, m);
+    }
+    pieces_mem pm;
+    split_check("clocks", &t, down, 4, &pm, NULL);
+    CHECK(pm.n > 3);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+/* Compressed packets: their packets are copied as top-level packets. */
+static void test_compressed(void)
+{
+    pb inner, t;
+    pb_init(&inner);
+    pb_init(&t);
+    thread_track(&inner, 4, 40, 5, 9, "zipped");
+    clear_seq(&inner, 4, 100, "z", 5, 30, 0, 40);
+    for (int i = 0; i < 60; i++)
+        track_event(&inner, 4, 200 + (uint64_t)i, 3, (uint64_t)(i % 5) + 1, 0, i);
+    uLongf zl = compressBound(inner.len);
+    unsigned char *z = malloc(zl);
+    CHECK(z && compress2(z, &zl, inner.data, inner.len, 6) == Z_OK);
+    size_t m;
+    packet_begin(&t, &m, 1, 0, 0);
+    pb_bytes(&t, P_COMPRESSED, z, zl);
+    pb_end(&t, m);
+    track_event(&t, 4, 999, 3, 2, 0, 0); /* after it, on the same sequence */
+    pieces_mem pm;
+    split_perfetto_stats st;
+    split_check("compressed", &t, sizes, NSIZES, &pm, &st);
+    CHECK_EQ_INT(st.packets, 63); /* the container is not a packet of its own */
+    CHECK_EQ_INT(st.seq_added, 0); /* inner packets carry their sequence */
+    /* the one piece is the expanded packets: no compressed field left */
+    CHECK_EQ_INT(pm.n, 1);
+    CHECK(pm.n && !piece_has(&pm.piece[0], "\x92\x03")); /* tag of field 50, wire 2 */
+    CHECK(pm.n && piece_has(&pm.piece[0], "zipped"));
+    pieces_mem_free(&pm);
+    free(z);
+    pb_free(&inner);
+    pb_free(&t);
+}
+
+/* Data loss: after it the packets that need the incremental state are
+ * dropped until the next clear, in the pieces too (a piece must not give
+ * them back the state they lacked); the packets that do not need it still
+ * use the sequence's defaults (here its clock), which data loss keeps. */
+static void test_data_loss(void)
+{
+    pb t;
+    pb_init(&t);
+    uint32_t g[2] = {6, 3};
+    uint64_t gt[2] = {1000000, 400000};
+    snapshot(&t, 1, 2, g, gt, NULL);
+    thread_track(&t, 5, 50, 5, 10, "lossy");
+    clear_seq(&t, 5, 500000, "l", 3, 10, 3, 50);
+    for (int i = 0; i < 90; i++) {
+        if (i == 30) { /* loss: 30 packets dropped, then a clear */
+            size_t m;
+            packet_begin(&t, &m, 5, 500150, 0);
+            pb_varint(&t, P_LOSS, 1);
+            pb_end(&t, m);
+        }
+        if (i == 60)
+            clear_seq(&t, 5, 500400, "l2", 3, 10, 3, 50);
+        track_event(&t, 5, 500200 + (uint64_t)i, 3, (uint64_t)(i % 3) + 1, 0, 0);
+        /* one that needs no state: a literal name, on the default clock */
+        size_t m, te;
+        packet_begin(&t, &m, 5, 500300 + (uint64_t)i, 0);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 3);
+        pb_string(&t, 23, "literal");
+        pb_end(&t, te);
+        pb_end(&t, m);
+    }
+    split_check("data loss", &t, sizes, NSIZES, NULL, NULL);
+    pb_free(&t);
+}
+
+/* Track parents: a process, an async track under it, one under that;
+ * events only on the deepest. */
+static void test_parents(void)
+{
+    pb t;
+    pb_init(&t);
+    process_track(&t, 6, 61, 42, "proc");
+    child_track(&t, 6, 62, 61, "async", -1);
+    child_track(&t, 6, 64, 62, "nested", -1);
+    clear_seq(&t, 6, 10, "p", 2, 10, 0, 0);
+    for (int i = 0; i < 50; i++) {
+        track_event(&t, 6, 100 + (uint64_t)i, 1, 1, 64, 0);
+        track_event(&t, 6, 150 + (uint64_t)i, 2, 2, 64, 0);
+    }
+    pieces_mem pm;
+    split_check("parents", &t, down, 4, &pm, NULL);
+    CHECK(pm.n > 3);
+    /* every piece has the nested track's ancestry */
+    for (size_t k = 0; k < pm.n; k++)
+        CHECK(piece_has(&pm.piece[k], "nested") && piece_has(&pm.piece[k], "async") &&
+              piece_has(&pm.piece[k], "proc"));
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+/* A counter track described before its parent process: the whole file's
+ * decoder gives its events no pid, and so must every piece (the track is
+ * described before its parent there too). */
+static void test_parent_later(void)
+{
+    pb t;
+    pb_init(&t);
+    child_track(&t, 6, 63, 61, "early-counter", 0);
+    process_track(&t, 6, 61, 42, "proc");
+    clear_seq(&t, 6, 10, "p", 2, 10, 0, 0);
+    for (int i = 0; i < 60; i++) {
+        size_t m, te;
+        packet_begin(&t, &m, 6, 300 + (uint64_t)i, NEEDS);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 4);
+        pb_varint(&t, 11, 63);
+        pb_varint(&t, 30, 5 + (uint64_t)i);
+        pb_end(&t, te);
+        pb_end(&t, m);
+    }
+    pieces_mem pm;
+    split_check("parent described later", &t, down, 4, &pm, NULL);
+    CHECK(pm.n > 3);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+/* Incremental counters: the main value and extra values on incremental
+ * tracks are deltas; a piece's first value on such a track carries the
+ * running value. */
+static void test_counters(void)
+{
+    pb t;
+    pb_init(&t);
+    process_track(&t, 7, 71, 43, "counting");
+    child_track(&t, 7, 72, 71, "bytes", 1);
+    child_track(&t, 7, 73, 71, "extra", 1);
+    child_track(&t, 7, 74, 71, "absolute", 0);
+    clear_seq(&t, 7, 10, "k", 1, 1, 0, 0);
+    for (int i = 0; i < 80; i++) {
+        size_t m, te;
+        packet_begin(&t, &m, 7, 100 + (uint64_t)i, NEEDS);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 4);
+        pb_varint(&t, 11, 72);
+        pb_varint(&t, 30, (uint64_t)(100 + i));
+        pb_varint(&t, 31, 73);
+        pb_varint(&t, 31, 74);
+        pb_varint(&t, 12, (uint64_t)(7 + i));
+        pb_varint(&t, 12, (uint64_t)(1000 + i));
+        pb_end(&t, te);
+        pb_end(&t, m);
+        if (i == 40)
+            clear_seq(&t, 7, 150, "k", 1, 1, 0, 0); /* values restart in both */
+    }
+    split_perfetto_stats st;
+    split_check("counters", &t, sizes, NSIZES - 1, NULL, &st);
+    CHECK(st.counters_rewritten > 0);
+    pb_free(&t);
+}
+
+/* A packet larger than the pieces: a piece of its own, declared oversize. */
+static void test_oversize(void)
+{
+    pb t;
+    pb_init(&t);
+    thread_track(&t, 8, 80, 5, 11, "big");
+    clear_seq(&t, 8, 10, "big", 1, 500, 0, 80);
+    for (int i = 0; i < 5; i++)
+        track_event(&t, 8, 100 + (uint64_t)i, 3, 1, 0, 0);
+    static const uint64_t tiny[] = {64, 200};
+    pieces_mem pm;
+    split_check("oversize", &t, tiny, 2, &pm, NULL);
+    size_t over = 0;
+    for (size_t k = 0; k < pm.n; k++)
+        over += pm.piece[k].oversize != 0;
+    CHECK(over == pm.n - 1); /* all but the first: one packet with its state */
+    CHECK_EQ_INT(pm.n, 7);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+/* The checker fails where it must: a piece that lost a packet, and pieces
+ * whose interned name was changed (mutations of correct pieces). */
+static void test_checker(void)
+{
+    pb t;
+    pb_init(&t);
+    thread_track(&t, 9, 90, 5, 12, "checked");
+    clear_seq(&t, 9, 10, "chk", 2, 4, 0, 90);
+    for (int i = 0; i < 40; i++)
+        track_event(&t, 9, 100 + (uint64_t)i, 3, (uint64_t)(i % 2) + 1, 0, 0);
+    pieces_mem pm;
+    char err[4096];
+    CHECK(split_pf_run(t.data, t.len, 400, 0, &pm, NULL, err, sizeof err) == 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) == 0);
+    CHECK(pm.n > 2);
+    /* a piece whose interned name says otherwise */
+    for (size_t k = 1; k < pm.n; k++)
+        for (size_t i = 0; i + 4 <= pm.piece[k].len; i++)
+            if (memcmp(pm.piece[k].data + i, "chk-", 4) == 0)
+                pm.piece[k].data[i] = 'X';
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) != 0);
+    /* a piece left out */
+    free(pm.piece[1].data);
+    memmove(&pm.piece[1], &pm.piece[2], (pm.n - 2) * sizeof pm.piece[0]);
+    pm.n--;
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) != 0);
+    /* a smaller limit than the pieces have */
+    pieces_mem_free(&pm);
+    CHECK(split_pf_run(t.data, t.len, 400, 0, &pm, NULL, err, sizeof err) == 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 100, err, sizeof err) != 0);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+int main(void)
+{
+    test_interning();
+    test_clears();
+    test_clocks();
+    test_compressed();
+    test_data_loss();
+    test_parents();
+    test_parent_later();
+    test_counters();
+    test_oversize();
+    test_checker();
+    return TEST_EXIT();
+}

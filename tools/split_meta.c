@@ -1,0 +1,242 @@
+/* split_meta: see split_meta.h. */
+#include "split_meta.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct meta_owner {
+    int64_t pid, tid;
+    int is_thread;
+    split_meta_slot slot[3]; /* process: name, sort index, labels;
+                                thread: name, sort index */
+} meta_owner;
+
+struct split_meta {
+    meta_owner *v;
+    size_t n, cap_v;
+    uint32_t *index;         /* open addressing: 1-based position in v */
+    size_t cap;
+    size_t bytes, max_bytes;
+    int full;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint64_t key_hash(int is_thread, int64_t pid, int64_t tid)
+{
+    return mix64(mix64((uint64_t)pid) ^ (uint64_t)tid ^ (is_thread ? 0x5bd1e995u : 0));
+}
+
+split_meta *split_meta_new(size_t max_bytes)
+{
+    split_meta *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->cap = 64;
+    m->index = calloc(m->cap, sizeof *m->index);
+    if (!m->index) {
+        free(m);
+        return NULL;
+    }
+    m->max_bytes = max_bytes;
+    return m;
+}
+
+void split_meta_free(split_meta *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++)
+        for (int s = 0; s < 3; s++)
+            free(m->v[i].slot[s].rec);
+    free(m->v);
+    free(m->index);
+    free(m);
+}
+
+int split_meta_full(const split_meta *m)
+{
+    return m->full;
+}
+
+static meta_owner *find(split_meta *m, int is_thread, int64_t pid, int64_t tid)
+{
+    size_t mask = m->cap - 1;
+    for (size_t i = (size_t)key_hash(is_thread, pid, tid) & mask; m->index[i];
+         i = (i + 1) & mask) {
+        meta_owner *o = &m->v[m->index[i] - 1];
+        if (o->is_thread == is_thread && o->pid == pid && o->tid == tid)
+            return o;
+    }
+    return NULL;
+}
+
+static void index_put(split_meta *m, size_t pos)
+{
+    size_t mask = m->cap - 1;
+    const meta_owner *o = &m->v[pos];
+    size_t i = (size_t)key_hash(o->is_thread, o->pid, o->tid) & mask;
+    while (m->index[i])
+        i = (i + 1) & mask;
+    m->index[i] = (uint32_t)(pos + 1);
+}
+
+static meta_owner *add(split_meta *m, int is_thread, int64_t pid, int64_t tid)
+{
+    if (m->n >= UINT32_MAX - 1)
+        return NULL;
+    if (m->n == m->cap_v) {
+        size_t cap = m->cap_v ? m->cap_v * 2 : 64;
+        meta_owner *v = realloc(m->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        m->v = v;
+        m->cap_v = cap;
+    }
+    if (2 * (m->n + 1) > m->cap) {
+        uint32_t *idx = calloc(m->cap * 2, sizeof *idx);
+        if (!idx)
+            return NULL;
+        free(m->index);
+        m->index = idx;
+        m->cap *= 2;
+        for (size_t i = 0; i < m->n; i++)
+            index_put(m, i);
+    }
+    meta_owner *o = &m->v[m->n];
+    memset(o, 0, sizeof *o);
+    o->is_thread = is_thread;
+    o->pid = pid;
+    o->tid = tid;
+    index_put(m, m->n);
+    m->n++;
+    return o;
+}
+
+/* The owner and slot of a metadata event: 0, or -1 when not tracked. */
+static int slot_of(const tread_event *ev, int *is_thread, int *slot)
+{
+    if (ev->kind != TREAD_EVENT_METADATA || !(ev->flags & TREAD_HAS_PID))
+        return -1;
+    switch (ev->meta) {
+    case TREAD_META_PROCESS_NAME: *is_thread = 0, *slot = 0; return 0;
+    case TREAD_META_PROCESS_SORT_INDEX: *is_thread = 0, *slot = 1; return 0;
+    case TREAD_META_PROCESS_LABELS: *is_thread = 0, *slot = 2; return 0;
+    case TREAD_META_THREAD_NAME: *is_thread = 1, *slot = 0; return 0;
+    case TREAD_META_THREAD_SORT_INDEX: *is_thread = 1, *slot = 1; return 0;
+    case TREAD_META_TRACK_DESCRIPTOR:
+        if (ev->track_kind == TREAD_TRACK_THREAD) {
+            *is_thread = 1, *slot = 0;
+            return 0;
+        }
+        if (ev->track_kind == TREAD_TRACK_PROCESS) {
+            *is_thread = 0, *slot = 0;
+            return 0;
+        }
+        return -1;
+    default:
+        return -1;
+    }
+}
+
+/* The value part of a record: from its "args" on (the fields before it,
+ * ph, name, cat, ts, pid, tid, hold strings only escaped, so the first
+ * match is the key itself). */
+static size_t value_offset(const char *rec, size_t len)
+{
+    static const char key[] = ",\"args\":";
+    const size_t k = sizeof key - 1;
+    for (size_t i = 0; i + k <= len; i++)
+        if (rec[i] == ',' && memcmp(rec + i, key, k) == 0)
+            return i;
+    return 0;
+}
+
+int split_meta_repeats(split_meta *m, const tread_event *ev, const char *rec,
+                       size_t len)
+{
+    int is_thread, s;
+    if (slot_of(ev, &is_thread, &s) != 0)
+        return 0;
+    meta_owner *o = find(m, is_thread, ev->pid, is_thread ? ev->tid : 0);
+    if (!o || !o->slot[s].rec)
+        return 0;
+    size_t voff = value_offset(rec, len);
+    const split_meta_slot *sl = &o->slot[s];
+    return sl->len - sl->value_off == len - voff &&
+           memcmp(sl->rec + sl->value_off, rec + voff, len - voff) == 0;
+}
+
+int split_meta_put(split_meta *m, const tread_event *ev, const char *rec,
+                   size_t len, uint64_t epoch)
+{
+    int is_thread, s;
+    if (slot_of(ev, &is_thread, &s) != 0)
+        return 2;
+    /* a thread's key: (pid, tid); the tid of a thread track descriptor
+     * even when the event does not flag it (convert_json writes it) */
+    int64_t tid = is_thread ? ev->tid : 0;
+    meta_owner *o = find(m, is_thread, ev->pid, tid);
+    size_t voff = value_offset(rec, len);
+    if (o && o->slot[s].rec) {
+        split_meta_slot *sl = &o->slot[s];
+        if (sl->len - sl->value_off == len - voff &&
+            memcmp(sl->rec + sl->value_off, rec + voff, len - voff) == 0)
+            return 1;
+    }
+    size_t old = o && o->slot[s].rec ? o->slot[s].len : 0;
+    if (m->bytes - old + len > m->max_bytes) {
+        m->full = 1;
+        if (o && o->slot[s].rec) { /* no longer the value in force */
+            free(o->slot[s].rec);
+            m->bytes -= old;
+            memset(&o->slot[s], 0, sizeof o->slot[s]);
+        }
+        return 2;
+    }
+    if (!o && !(o = add(m, is_thread, ev->pid, tid))) {
+        m->full = 1;
+        return 2;
+    }
+    char *copy = malloc(len ? len : 1);
+    if (!copy) {
+        m->full = 1;
+        return 2;
+    }
+    memcpy(copy, rec, len);
+    split_meta_slot *sl = &o->slot[s];
+    free(sl->rec);
+    m->bytes = m->bytes - old + len;
+    sl->rec = copy;
+    sl->len = len;
+    sl->value_off = voff;
+    sl->epoch = epoch;
+    return 0;
+}
+
+size_t split_meta_needed(split_meta *m, const tread_event *ev, uint64_t epoch,
+                         split_meta_slot **out)
+{
+    size_t n = 0;
+    if (!(ev->flags & TREAD_HAS_PID) || m->n == 0)
+        return 0;
+    meta_owner *o = find(m, 0, ev->pid, 0);
+    for (int s = 0; o && s < 3; s++)
+        if (o->slot[s].rec && o->slot[s].epoch != epoch)
+            out[n++] = &o->slot[s];
+    if (ev->flags & TREAD_HAS_TID) {
+        o = find(m, 1, ev->pid, ev->tid);
+        for (int s = 0; o && s < 2; s++)
+            if (o->slot[s].rec && o->slot[s].epoch != epoch)
+                out[n++] = &o->slot[s];
+    }
+    return n;
+}
