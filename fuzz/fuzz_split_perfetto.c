@@ -7,7 +7,7 @@
  * equal its events from the whole input, every field but the offset;
  * added packets only restate metadata; piece sizes within the limit. The
  * input fed in small chunks must give the same pieces. A failed check
- * aborts with the reason. Seeds: fuzz/seeds/perfetto/. */
+ * aborts with the reason. Seeds: fuzz/seeds/split_perfetto/. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -702,15 +702,16 @@ static int walk_refs(void *user, const tread_perfetto_field *f)
     return 0;
 }
 
-static void collect_refs(split_perfetto *s, const tread_perfetto_msgtype *t,
-                         const unsigned char *p, size_t n)
+/* 0, or -1 when the message does not walk to its end (malformed, or
+ * nested too deep): the decoder, which reads fields one by one, may still
+ * have read references after the point where the walk stopped. */
+static int collect_refs(split_perfetto *s, const tread_perfetto_msgtype *t,
+                        const unsigned char *p, size_t n)
 {
     if (!t)
-        return;
+        return 0;
     s->walk_stack[0] = t;
-    /* a message that does not walk to its end is the decoder's to warn
-     * about: the references read before are kept */
-    tread_perfetto_walk(t, p, n, 0, walk_refs, s, NULL);
+    return tread_perfetto_walk(t, p, n, 0, walk_refs, s, NULL) < 0 ? -1 : 0;
 }
 
 static const tread_perfetto_msgtype *entry_type(const split_perfetto *s, uint32_t ns)
@@ -766,8 +767,21 @@ static int is_own(const split_perfetto *s, uint32_t ns, uint64_t iid)
 /* Appends to tmp the InternedData fields of the entries referenced (and
  * what they reference) that the piece lacks; all = the piece has none of
  * the sequence's entries. Marks them held by the piece. */
-static void missing_entries(split_perfetto *s, seqst *q, int all)
+static void missing_entries(split_perfetto *s, seqst *q, int all, int every)
 {
+    if (every) { /* the packet's references are not all known: all entries */
+        for (size_t i = 0; i < q->tab_size; i++) {
+            entry *e = &q->tab[i];
+            if (!e->ns || (!all && e->piece == s->piece) || is_own(s, e->ns, e->iid))
+                continue;
+            e->piece = s->piece;
+            if (buf_lenfield(&s->tmp, e->ns, q->arena.p + e->off, e->len)) {
+                nomem(s);
+                return;
+            }
+        }
+        return;
+    }
     for (size_t i = 0; i < s->n_refs; i++) { /* n_refs grows: transitive */
         ref r = s->refs[i];
         for (size_t k = 0; k < (r.ns ? 1 : q->n_ns); k++) {
@@ -785,7 +799,7 @@ static void missing_entries(split_perfetto *s, seqst *q, int all)
             const tread_perfetto_msgtype *t = entry_type(s, ns);
             if (t) {
                 /* the walk may move q->arena: no pointer into it is kept */
-                collect_refs(s, t, q->arena.p + e->off, e->len);
+                (void)collect_refs(s, t, q->arena.p + e->off, e->len);
             }
         }
     }
@@ -1326,7 +1340,8 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
     s->n_own = 0;
     s->own_overflow = 0;
     if (qv && !clears) {
-        collect_refs(s, s->t_packet, s->cur.p, s->cur.len);
+        int every = collect_refs(s, s->t_packet, s->cur.p, s->cur.len) < 0;
+        s->st.unwalkable_packets += (uint64_t)every;
         if (interned)
             collect_own(s, interned, interned_len);
         s->tmp.len = 0;
@@ -1334,7 +1349,7 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
             for (size_t i = 0; i < qv->tab_size; i++)
                 if (qv->tab[i].ns)
                     qv->tab[i].piece = 0; /* the piece's sequence starts empty */
-        missing_entries(s, qv, fresh);
+        missing_entries(s, qv, fresh, every);
         if (s->failed)
             return -1;
         if (fresh || s->tmp.len) {
@@ -1686,6 +1701,8 @@ void split_perfetto_print_warnings(const split_perfetto *s, FILE *f)
         {t->tracks_of_packet_not_kept, "tracks beyond SPLIT_PF_MAX_PACKET_TRACKS in one packet"},
         {t->unknown_refs, "references to interned data of an unknown kind: every kind's entry "
                           "of that iid repeated"},
+        {t->unwalkable_packets, "packets whose references could not all be read (malformed): "
+                                "every interned entry of their sequence repeated"},
         {t->counters_not_kept, "incremental counters beyond SPLIT_PF_MAX_COUNTERS on a sequence"},
         {t->clocks_not_kept, "sequence clocks beyond SPLIT_PF_MAX_SEQ_CLOCKS"},
         {t->clock_shift_inexact, "clock snapshots moved by an amount their unit does not "

@@ -57,6 +57,7 @@ typedef struct split_perfetto_stats {
     uint64_t seq_not_kept, state_not_kept, tracks_not_kept, trace_not_kept;
     uint64_t refs_not_kept, tracks_of_packet_not_kept, unknown_refs;
     uint64_t counters_not_kept, clocks_not_kept;
+    uint64_t unwalkable_packets; /* malformed: every entry of the sequence given */
     uint64_t clock_shift_inexact;
 } split_perfetto_stats;
 
