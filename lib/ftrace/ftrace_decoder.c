@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/parser.h"
+#include "core/args.h"
 #include "ftrace/ftrace_args.h"
 #include "ftrace/ftrace_kv.h"
 #include "ftrace/ftrace_line.h"
@@ -29,6 +30,7 @@ typedef struct ftrace_decoder {
     tread_buf line;        /* a line split across feeds */
     uint64_t line_off;     /* offset of the gathered line's first byte */
     int skipping;          /* inside a line longer than the limit */
+    tread_buf cpus_args;   /* the num_cpus event's args: {number: N} */
     int finished;
     ftrace_counts c;
     uint64_t lost_by_cpu[FTRACE_LOST_CPUS];
@@ -304,6 +306,14 @@ static int cpus_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
     ev.meta_num = L->cpu;
     ev.flags = TREAD_HAS_META_NUM;
     ev.offset = off;
+    /* the args JSON's num_cpus event has, so that the two read alike */
+    d->cpus_args.len = 0;
+    if (args_put_str(&d->cpus_args, TOK_KEY, "number", 6) == 0 &&
+        args_put_u64(&d->cpus_args, TOK_INT, (uint64_t)L->cpu) == 0) {
+        ev.args.data = d->cpus_args.data;
+        ev.args.len = d->cpus_args.len;
+        ev.args.encoding = TREAD_ARGS_TOKENS;
+    }
     return emit(d, &ev);
 }
 
@@ -450,6 +460,7 @@ static void *fd_create(tread_parser *p)
     memset(d, 0, sizeof *d);
     d->p = p;
     tread_buf_init(&d->line, &p->alloc, p->max_line_bytes);
+    tread_buf_init(&d->cpus_args, &p->alloc, 64);
     for (int i = 0; i < FTRACE_LOST_CPUS; i++)
         snprintf(d->lost_names[i], sizeof d->lost_names[i], "lost_events.cpu%d", i);
     return d;
@@ -461,6 +472,7 @@ static void fd_destroy(void *dec)
     if (!d)
         return;
     tread_buf_free(&d->line);
+    tread_buf_free(&d->cpus_args);
     tread_free(&d->p->alloc, d);
 }
 

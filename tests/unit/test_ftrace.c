@@ -712,6 +712,7 @@ static void test_report(void)
     CHECK_EQ_INT(r.ev[0].meta_num, 4);
     CHECK(r.ev[0].flags & TREAD_HAS_META_NUM);
     CHECK_EQ_INT(r.ev[0].offset, 0);
+    CHECK_EQ_STR(r.args[0], "number=#4;"); /* as JSON's num_cpus event */
     for (int i = 0; i < k.n && i + 1 < r.n; i++) {
         const tread_event *a = &r.ev[i + 1], *b = &k.ev[i];
         CHECK_EQ_INT(a->kind, b->kind);
