@@ -21,6 +21,11 @@ command -v trace-cmd >/dev/null 2>&1 || { echo "no trace-cmd"; exit 77; }
 [ "$(id -u)" = 0 ] || { echo "not root"; exit 77; }
 [ -w "$T/set_event" ] || mount -t tracefs nodev "$T" 2>/dev/null
 [ -w "$T/set_event" ] || { echo "no writable tracefs at $T"; exit 77; }
+# tracefs is one per machine: parallel test runs take turns
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"${TMPDIR:-/tmp}/tread-ftrace-report.lock"
+    flock -w 300 9 || { echo "tracefs busy (lock held)"; exit 77; }
+fi
 dummies=$(mktemp -d) || exit 77
 trap 'rm -rf "$dummies"' EXIT
 echo 1 >"$dummies/ftrace_enabled"
