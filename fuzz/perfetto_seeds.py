@@ -164,6 +164,18 @@ def traces():
         packet(ln(6, ln(1, vi(1, 6) + vi(2, 1000)) + ln(1, vi(1, 3) + vi(2, 5000)))) +
         packet(SEQ, vi(8, 5100), vi(58, 3), track_event(vi(9, 3), ln(23, "mono"),
                                                          ann("x", vi(4, 1)))))
+    # TYPE_STATE on a state track (TrackDescriptor field 18); tracks whose
+    # parent uuid is defined late or never
+    def desc(uuid, parent, name, extra=b""):
+        return packet(SEQ, ln(60, vi(1, uuid) + ln(2, name) + (vi(5, parent) if parent else b"") + extra))
+    t["state_and_orphans.pftrace"] = (
+        desc(10, 0, "proc", ln(3, vi(1, 3))) + desc(20, 10, "state", ln(18, b"")) +
+        desc(30, 999, "orphan") + desc(40, 30, "orphan child") + desc(50, 777, "never") +
+        b"".join(packet(SEQ, vi(8, 100 + i), track_event(vi(9, 5), vi(11, 20), *( [ln(23, n)] if n else [])))
+                 for i, n in enumerate(["A", "B", None, None, "C"])) +
+        packet(SEQ, vi(8, 200), track_event(vi(9, 3), vi(11, 40), ln(23, "on orphan child"))) +
+        desc(999, 0, "late parent") +
+        packet(SEQ, vi(8, 201), track_event(vi(9, 5), vi(11, 30), ln(23, "S"))))
     whole = t["track_event_args.pftrace"]
     t["truncated.pftrace"] = whole[: len(whole) * 2 // 3]
     # compressed_packets (zlib wrapper: header, deflate, adler32 trailer)

@@ -49,6 +49,10 @@ for _ in range(20):
     nested = ld(11, nested)
 # FtraceEventBundle: cpu 1, event { timestamp 5, pid 7, print { buf } }
 ftrace = vi(1, 1) + ld(2, vi(1, 5) + vi(2, 7) + ld(3, ld(2, b"B|1|x\n")))
+# fields of the current schema (Perfetto v58): SystemInfo.system_ram_bytes
+# (16), TracePacket.trace_provenance (124), a Chrome TrackEvent extension
+# (1040 sequence_manager_task)
+v58 = ld(45, vi(16, 8 << 30)) + ld(124, b"") + ld(11, vi(9, 5) + ld(1040, vi(1, 1)))
 protolog = f64(1, 9) + ld(3, varint(3) + varint(4)) + ld(4, struct.pack("<dd", 0.5, -1.0))
 seeds = {
     "packet.bin": bytes([0, 63]) + packet,
@@ -57,6 +61,7 @@ seeds = {
     "ftrace_bundle.bin": bytes([4, 63]) + ftrace,
     "protolog_packed.bin": bytes([9, 63]) + protolog,
     "truncated.bin": bytes([0, 63]) + packet[:-3],
+    "v58_fields.bin": bytes([0, 63]) + v58,
 }
 d = os.path.join("fuzz", "seeds", "perfetto_walk")
 os.makedirs(d, exist_ok=True)

@@ -19,6 +19,19 @@ FTRACE = (
     "             foo-12    [000] .....   100.000004: tracing_mark_write: E|12\n"
     "             foo-12    [001] d.h2.   100.000005: sched_wakeup: comm=bar pid=13 prio=120 target_cpu=001\n")
 JSON = '{"traceEvents":[{"ph":"X","name":"j","ts":5,"dur":1,"pid":1,"tid":2}]}'
+# catapult's android_process_data_agent and android_cgroup_agent blocks
+PDUMP = (
+    "PROCESS DUMP\n"
+    "USER           PID  PPID     VSZ    RSS WCHAN            PC S NAME               COMMAND\n"
+    "root             1     0 10782796  9868 do_epoll_wait     0 S init               init\n"
+    "u0_a123       1234   610 14702072 180412 do_epoll_wait    0 S com.example.app    com.example.app\n"
+    "USER           PID   TID CMD\n"
+    "root             1     1 init\n"
+    "u0_a123       1234  1242 hwuiTask 1\n"
+    "USER     PID   PPID  VSIZE  RSS     WCHAN    PC         NAME\n"
+    "root      1     0     8904   788   ffffffff 00000000 S /init\n")
+CGROUP = ("CGROUP DUMP\n#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpuset\t3\t6\t1\n"
+          "# cgroup task attachment\n/foreground (root=3) : 1234 1240\n")
 
 
 def html(blocks, doctype="<!DOCTYPE html>"):
@@ -50,6 +63,8 @@ seeds = {
     "linux_perf_data.html": html(["  <script>\n  'use strict';\n  var linuxPerfData = \"\\\n" +
                                   "".join(l + "\\n\\\n" for l in FTRACE.splitlines()) + "\";\n  </script>\n"]),
     "truncated.html": html([trace_data(FTRACE)])[:-60],
+    "process_dump.html": html([trace_data(FTRACE), trace_data(PDUMP), trace_data(CGROUP),
+                               trace_data("# tracer: \n" + CGROUP), trace_data("%% unknown %%\nmore\n")]),
     "trace.ctrace": b"capturing trace... done\nTRACE:\n" + zlib.compress(FTRACE.encode()) + b"junk",
     "systemTraceEvents.json": json.dumps({"traceEvents": [{"ph": "M", "name": "process_name", "pid": 12,
                                                            "args": {"name": "p\u00e9"}}],

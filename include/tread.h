@@ -237,6 +237,12 @@ TREAD_API const char *tread_track_kind_name(tread_track_kind k);
 #define TREAD_CAT_UNRESOLVED  (1u << 27) /* likewise for cat */
 #define TREAD_THREAD_UNRESOLVED (1u << 28) /* a thread reference was missing:
                                             pid/tid are absent */
+#define TREAD_TRACK_UNRESOLVED (1u << 29) /* Perfetto: the event's track, or
+                                            one of its ancestors, names a
+                                            parent uuid no descriptor has
+                                            defined (yet): the event is
+                                            kept (trace_processor drops it,
+                                            track_hierarchy_missing_uuid) */
 
 /*
  * One event from any format. Fields a format does not have are zero/absent.

@@ -13,10 +13,10 @@ Outputs (proto/, or --out DIR):
   index of message descriptors by full name needs the protoc-c output and
   is written by `gen_protos.py --index` (pf_schema_index.c).
 
-Rules (proto/README): every reference message keeps exactly its reference
-fields (newer fields of the tables stay unknown on purpose: they are what
-`protoc --decode` may show as unknown); a scalar field keeps the reference
-type; a message/enum field type is resolved by protobuf scoping among the
+Rules (proto/README): every reference message keeps its reference fields
+and gets the current schema's newer ones (its own, the extensions declared
+for it, or those of the package it moved to; a number or name already
+there wins); a scalar field keeps the reference type; a message/enum field type is resolved by protobuf scoping among the
 emitted types, else taken from the tables (then that type and what it
 needs are emitted with all their table fields). Python 3 stdlib only.
 """
@@ -135,6 +135,7 @@ class Schema:
         self.msgs = collections.OrderedDict()  # full -> [(name,num,label,type,oneof)]
         self.enums = collections.OrderedDict()
         self.notes = []
+        self.n_newer = 0
         ref = []
         for name, kind, dfile, rows in entries:
             full = self.resolve_entry(name, kind, dfile)
@@ -146,6 +147,7 @@ class Schema:
         for full, kind, rows in ref:
             if kind == "message" and rows is not None:
                 self.msgs[full] = [self.ref_field(full, n, t) for n, t in rows]
+                self.add_newer_fields(full)
             elif kind == "message":
                 # the reference lists no fields (FtraceEvent: too many):
                 # the closure below takes them all from the tables
@@ -172,6 +174,53 @@ class Schema:
                     self.msgs[p] = []
                     self.notes.append("container only: " + p)
                 p = p.rsplit(".", 1)[0] if "." in p else ""
+
+    def moved_to(self, full):
+        """Where a reference message lives now when the tables keep it only
+        as its v49 rows (perfetto.protos.HeapGraph is
+        com.android.art.tracing.HeapGraph now): the one current message
+        whose name ends with the same nested name, else None."""
+        rows = self.tab.fields.get(full, [])
+        if not rows or any("@" not in r["source_file"] for r in rows):
+            return None
+        rel = full.split(".", 2)[2] if full.startswith("perfetto.protos.") else full
+        cands = [m for m, rs in self.tab.fields.items()
+                 if m != full and m.endswith("." + rel) and rs
+                 and all("@" not in r["source_file"] for r in rs)]
+        return cands[0] if len(cands) == 1 else None
+
+    def add_newer_fields(self, full):
+        """The message's fields of the current schema that the reference
+        lacks (newer than v49): its own, then the extensions declared for it
+        elsewhere (Chrome's and Android's TrackEvent, TracePacket and
+        InternedData fields), and for a message that moved to another
+        package, the fields it has there. Rows kept from v49 only are not
+        current. A number or name already there wins (an extension may
+        repeat a name of the message's own: cc_scheduler_state is TrackEvent
+        field 24 and Chrome's extension 1062)."""
+        fields = self.msgs[full]
+        nums = {f[1] for f in fields}
+        names = {f[0] for f in fields}
+        src = self.moved_to(full) or full
+        if src != full:
+            self.notes.append("%s: the message is %s now: its newer fields from there"
+                              % (full, src))
+        rows = [r for r in self.tab.fields.get(src, []) if not r["extension_scope"]]
+        rows += [r for r in self.tab.fields.get(src, []) if r["extension_scope"]]
+        for r in rows:
+            if "@" in r["source_file"]:
+                continue
+            num, name = int(r["field_number"]), RENAME.get(r["field_name"], r["field_name"])
+            if num in nums:
+                continue
+            if name in names:
+                self.notes.append("%s.%s = %d: the name is the reference's at another number: "
+                                  "left out" % (full, name, num))
+                continue
+            fields.append(self.table_field(full, r))
+            nums.add(num)
+            names.add(name)
+            self.n_newer += 1
 
     def resolve_entry(self, name, kind, dfile):
         pool = self.tab.enums if kind == "enum" else self.tab.fields
@@ -512,8 +561,9 @@ def main():
     files = emit(schema, a.out)
     emit_makefile(a.out, files)
     nref = len(entries)
-    print("gen_protos.py: %d reference entries, %d messages and %d enums emitted in %d files"
-          % (nref, len(schema.msgs), len(schema.enums), len(files)))
+    print("gen_protos.py: %d reference entries, %d messages and %d enums emitted in %d files; "
+          "%d fields newer than the reference" % (nref, len(schema.msgs), len(schema.enums),
+                                                  len(files), schema.n_newer))
     if a.verbose:
         for n in schema.notes:
             print("  " + n)

@@ -22,6 +22,7 @@ TREAD_PROTO_FILES = \
 	proto/perfetto_config_sys_stats.proto \
 	proto/perfetto_config_system_info.proto \
 	proto/perfetto_config_track_event.proto \
+	proto/perfetto_protovm.proto \
 	proto/perfetto_trace.proto \
 	proto/perfetto_trace_android.proto \
 	proto/perfetto_trace_android_app.proto \
@@ -36,8 +37,9 @@ TREAD_PROTO_FILES = \
 	proto/perfetto_trace_etw.proto \
 	proto/perfetto_trace_filesystem.proto \
 	proto/perfetto_trace_ftrace.proto \
+	proto/perfetto_trace_generic_kernel.proto \
 	proto/perfetto_trace_gpu.proto \
-	proto/perfetto_trace_interned_data.proto \
+	proto/perfetto_trace_linux.proto \
 	proto/perfetto_trace_perfetto.proto \
 	proto/perfetto_trace_power.proto \
 	proto/perfetto_trace_profiling.proto \
@@ -45,8 +47,12 @@ TREAD_PROTO_FILES = \
 	proto/perfetto_trace_statsd.proto \
 	proto/perfetto_trace_sys_stats.proto \
 	proto/perfetto_trace_system_info.proto \
-	proto/perfetto_trace_track_event.proto \
-	proto/perfetto_trace_translation.proto
+	proto/perfetto_trace_translation.proto \
+	proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.proto \
+	proto/third_party_android_frameworks_native_tracing_com_android_internal.proto \
+	proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.proto \
+	proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.proto \
+	proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.proto
 TREAD_PROTO_C = \
 	proto/perfetto_common.pb-c.c \
 	proto/perfetto_config.pb-c.c \
@@ -68,6 +74,7 @@ TREAD_PROTO_C = \
 	proto/perfetto_config_sys_stats.pb-c.c \
 	proto/perfetto_config_system_info.pb-c.c \
 	proto/perfetto_config_track_event.pb-c.c \
+	proto/perfetto_protovm.pb-c.c \
 	proto/perfetto_trace.pb-c.c \
 	proto/perfetto_trace_android.pb-c.c \
 	proto/perfetto_trace_android_app.pb-c.c \
@@ -82,8 +89,9 @@ TREAD_PROTO_C = \
 	proto/perfetto_trace_etw.pb-c.c \
 	proto/perfetto_trace_filesystem.pb-c.c \
 	proto/perfetto_trace_ftrace.pb-c.c \
+	proto/perfetto_trace_generic_kernel.pb-c.c \
 	proto/perfetto_trace_gpu.pb-c.c \
-	proto/perfetto_trace_interned_data.pb-c.c \
+	proto/perfetto_trace_linux.pb-c.c \
 	proto/perfetto_trace_perfetto.pb-c.c \
 	proto/perfetto_trace_power.pb-c.c \
 	proto/perfetto_trace_profiling.pb-c.c \
@@ -91,8 +99,12 @@ TREAD_PROTO_C = \
 	proto/perfetto_trace_statsd.pb-c.c \
 	proto/perfetto_trace_sys_stats.pb-c.c \
 	proto/perfetto_trace_system_info.pb-c.c \
-	proto/perfetto_trace_track_event.pb-c.c \
-	proto/perfetto_trace_translation.pb-c.c
+	proto/perfetto_trace_translation.pb-c.c \
+	proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.pb-c.c \
+	proto/third_party_android_frameworks_native_tracing_com_android_internal.pb-c.c \
+	proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.pb-c.c \
+	proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.pb-c.c \
+	proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.pb-c.c
 TREAD_PROTO_H = \
 	proto/perfetto_common.pb-c.h \
 	proto/perfetto_config.pb-c.h \
@@ -114,6 +126,7 @@ TREAD_PROTO_H = \
 	proto/perfetto_config_sys_stats.pb-c.h \
 	proto/perfetto_config_system_info.pb-c.h \
 	proto/perfetto_config_track_event.pb-c.h \
+	proto/perfetto_protovm.pb-c.h \
 	proto/perfetto_trace.pb-c.h \
 	proto/perfetto_trace_android.pb-c.h \
 	proto/perfetto_trace_android_app.pb-c.h \
@@ -128,8 +141,9 @@ TREAD_PROTO_H = \
 	proto/perfetto_trace_etw.pb-c.h \
 	proto/perfetto_trace_filesystem.pb-c.h \
 	proto/perfetto_trace_ftrace.pb-c.h \
+	proto/perfetto_trace_generic_kernel.pb-c.h \
 	proto/perfetto_trace_gpu.pb-c.h \
-	proto/perfetto_trace_interned_data.pb-c.h \
+	proto/perfetto_trace_linux.pb-c.h \
 	proto/perfetto_trace_perfetto.pb-c.h \
 	proto/perfetto_trace_power.pb-c.h \
 	proto/perfetto_trace_profiling.pb-c.h \
@@ -137,8 +151,12 @@ TREAD_PROTO_H = \
 	proto/perfetto_trace_statsd.pb-c.h \
 	proto/perfetto_trace_sys_stats.pb-c.h \
 	proto/perfetto_trace_system_info.pb-c.h \
-	proto/perfetto_trace_track_event.pb-c.h \
-	proto/perfetto_trace_translation.pb-c.h
+	proto/perfetto_trace_translation.pb-c.h \
+	proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.pb-c.h \
+	proto/third_party_android_frameworks_native_tracing_com_android_internal.pb-c.h \
+	proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.pb-c.h \
+	proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.pb-c.h \
+	proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.pb-c.h
 TREAD_PROTO_WRAP = \
 	proto/c/perfetto_common.c \
 	proto/c/perfetto_config.c \
@@ -160,6 +178,7 @@ TREAD_PROTO_WRAP = \
 	proto/c/perfetto_config_sys_stats.c \
 	proto/c/perfetto_config_system_info.c \
 	proto/c/perfetto_config_track_event.c \
+	proto/c/perfetto_protovm.c \
 	proto/c/perfetto_trace.c \
 	proto/c/perfetto_trace_android.c \
 	proto/c/perfetto_trace_android_app.c \
@@ -174,8 +193,9 @@ TREAD_PROTO_WRAP = \
 	proto/c/perfetto_trace_etw.c \
 	proto/c/perfetto_trace_filesystem.c \
 	proto/c/perfetto_trace_ftrace.c \
+	proto/c/perfetto_trace_generic_kernel.c \
 	proto/c/perfetto_trace_gpu.c \
-	proto/c/perfetto_trace_interned_data.c \
+	proto/c/perfetto_trace_linux.c \
 	proto/c/perfetto_trace_perfetto.c \
 	proto/c/perfetto_trace_power.c \
 	proto/c/perfetto_trace_profiling.c \
@@ -183,8 +203,12 @@ TREAD_PROTO_WRAP = \
 	proto/c/perfetto_trace_statsd.c \
 	proto/c/perfetto_trace_sys_stats.c \
 	proto/c/perfetto_trace_system_info.c \
-	proto/c/perfetto_trace_track_event.c \
-	proto/c/perfetto_trace_translation.c
+	proto/c/perfetto_trace_translation.c \
+	proto/c/third_party_android_frameworks_base_proto_tracing_com_android_internal.c \
+	proto/c/third_party_android_frameworks_native_tracing_com_android_internal.c \
+	proto/c/third_party_android_frameworks_native_tracing_winscope_com_android_internal.c \
+	proto/c/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.c \
+	proto/c/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.c
 
 proto/perfetto_common.pb-c.c: proto/perfetto_common.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_common.proto
@@ -266,6 +290,10 @@ proto/perfetto_config_track_event.pb-c.c: proto/perfetto_config_track_event.prot
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_config_track_event.proto
 proto/perfetto_config_track_event.pb-c.h: proto/perfetto_config_track_event.pb-c.c
 	@:
+proto/perfetto_protovm.pb-c.c: proto/perfetto_protovm.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_protovm.proto
+proto/perfetto_protovm.pb-c.h: proto/perfetto_protovm.pb-c.c
+	@:
 proto/perfetto_trace.pb-c.c: proto/perfetto_trace.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace.proto
 proto/perfetto_trace.pb-c.h: proto/perfetto_trace.pb-c.c
@@ -322,13 +350,17 @@ proto/perfetto_trace_ftrace.pb-c.c: proto/perfetto_trace_ftrace.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_ftrace.proto
 proto/perfetto_trace_ftrace.pb-c.h: proto/perfetto_trace_ftrace.pb-c.c
 	@:
+proto/perfetto_trace_generic_kernel.pb-c.c: proto/perfetto_trace_generic_kernel.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_generic_kernel.proto
+proto/perfetto_trace_generic_kernel.pb-c.h: proto/perfetto_trace_generic_kernel.pb-c.c
+	@:
 proto/perfetto_trace_gpu.pb-c.c: proto/perfetto_trace_gpu.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_gpu.proto
 proto/perfetto_trace_gpu.pb-c.h: proto/perfetto_trace_gpu.pb-c.c
 	@:
-proto/perfetto_trace_interned_data.pb-c.c: proto/perfetto_trace_interned_data.proto
-	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_interned_data.proto
-proto/perfetto_trace_interned_data.pb-c.h: proto/perfetto_trace_interned_data.pb-c.c
+proto/perfetto_trace_linux.pb-c.c: proto/perfetto_trace_linux.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_linux.proto
+proto/perfetto_trace_linux.pb-c.h: proto/perfetto_trace_linux.pb-c.c
 	@:
 proto/perfetto_trace_perfetto.pb-c.c: proto/perfetto_trace_perfetto.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_perfetto.proto
@@ -358,11 +390,27 @@ proto/perfetto_trace_system_info.pb-c.c: proto/perfetto_trace_system_info.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_system_info.proto
 proto/perfetto_trace_system_info.pb-c.h: proto/perfetto_trace_system_info.pb-c.c
 	@:
-proto/perfetto_trace_track_event.pb-c.c: proto/perfetto_trace_track_event.proto
-	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_track_event.proto
-proto/perfetto_trace_track_event.pb-c.h: proto/perfetto_trace_track_event.pb-c.c
-	@:
 proto/perfetto_trace_translation.pb-c.c: proto/perfetto_trace_translation.proto
 	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/perfetto_trace_translation.proto
 proto/perfetto_trace_translation.pb-c.h: proto/perfetto_trace_translation.pb-c.c
+	@:
+proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.pb-c.c: proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.proto
+proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.pb-c.h: proto/third_party_android_frameworks_base_proto_tracing_com_android_internal.pb-c.c
+	@:
+proto/third_party_android_frameworks_native_tracing_com_android_internal.pb-c.c: proto/third_party_android_frameworks_native_tracing_com_android_internal.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/third_party_android_frameworks_native_tracing_com_android_internal.proto
+proto/third_party_android_frameworks_native_tracing_com_android_internal.pb-c.h: proto/third_party_android_frameworks_native_tracing_com_android_internal.pb-c.c
+	@:
+proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.pb-c.c: proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.proto
+proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.pb-c.h: proto/third_party_android_frameworks_native_tracing_winscope_com_android_internal.pb-c.c
+	@:
+proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.pb-c.c: proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.proto
+proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.pb-c.h: proto/third_party_android_frameworks_native_tracing_winscope_common_com_android_internal.pb-c.c
+	@:
+proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.pb-c.c: proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.proto
+	$(AM_V_GEN)$(PROTOC_C_RUN) $(srcdir)/proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.proto
+proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.pb-c.h: proto/third_party_android_packages_modules_bluetooth_tracing_bluetooth_tracing.pb-c.c
 	@:

@@ -23,6 +23,12 @@ check "two packets" '{"timestamp":1234,"trusted_packet_sequence_id":3,"15":1}
 printf '\012\020\062\016\012\004\010\006\020\005\012\004\010\001\020\007\020\006' > "$TMP/b.pftrace"
 check "nested, repeated, enum" '{"clock_snapshot":{"clocks":[{"clock_id":6,"timestamp":5},{"clock_id":1,"timestamp":7}],"primary_trace_clock":"BUILTIN_CLOCK_BOOTTIME"}}' \
     "$("$TREAD" cat --packets "$TMP/b.pftrace")"
+# fields Perfetto v58 writes, known since proto/ follows the current schema
+# (they were "16" and "124" before): SystemInfo.system_ram_bytes (16),
+# TracePacket.trace_provenance (124)
+printf '\012\006\352\002\003\200\001\010\012\003\342\007\000' > "$TMP/v58.pftrace"
+check "v58 fields by name" '{"system_info":{"system_ram_bytes":8}}
+{"trace_provenance":{}}' "$("$TREAD" cat --packets "$TMP/v58.pftrace")"
 # trace_config (33) holding a cut varint, then a good packet
 printf '\012\005\212\002\002\010\200\012\002\100\001' > "$TMP/c.pftrace"
 out=$("$TREAD" cat --packets "$TMP/c.pftrace" 2> "$TMP/c.err"); rc=$?

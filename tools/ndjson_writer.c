@@ -367,7 +367,8 @@ int ndjson_write_event(ndjson_writer *w, const tread_event *ev)
         json_write_u64(o, ev->provider_id);
         OPT_STR(o, ",\"provider\":", ev->provider_name);
     }
-    if (f & (TREAD_NAME_UNRESOLVED | TREAD_CAT_UNRESOLVED | TREAD_THREAD_UNRESOLVED)) {
+    if (f & (TREAD_NAME_UNRESOLVED | TREAD_CAT_UNRESOLVED | TREAD_THREAD_UNRESOLVED |
+             TREAD_TRACK_UNRESOLVED)) {
         KEY(o, ",\"unresolved\":[");
         const char *sep = "";
         if (f & TREAD_NAME_UNRESOLVED) {
@@ -382,6 +383,11 @@ int ndjson_write_event(ndjson_writer *w, const tread_event *ev)
         if (f & TREAD_THREAD_UNRESOLVED) {
             out_buf_write(o, sep, strlen(sep));
             out_buf_write(o, "\"thread\"", 8);
+            sep = ",";
+        }
+        if (f & TREAD_TRACK_UNRESOLVED) {
+            out_buf_write(o, sep, strlen(sep));
+            out_buf_write(o, "\"track\"", 7);
         }
         out_buf_putc(o, ']');
     }

@@ -9,10 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "core/parser.h"
+#include "core/args.h"
 #include "ftrace/ftrace_args.h"
 #include "ftrace/ftrace_kv.h"
 #include "ftrace/ftrace_line.h"
 #include "ftrace/ftrace_map.h"
+#include "ftrace/ftrace_report.h"
 
 #define FTRACE_LOST_CPUS 64
 
@@ -20,7 +22,7 @@ typedef struct ftrace_counts {
     uint64_t lines, header_lines, event_lines, function_lines, graph_lines,
         stack_lines, lines_not_understood, lines_too_long, lost_markers,
         lost_events, lost_events_other_cpus, atrace_malformed, marker_text,
-        fields_missing;
+        fields_missing, report_payloads, latency_lines, cpus, empty_cpus;
 } ftrace_counts;
 
 typedef struct ftrace_decoder {
@@ -28,6 +30,7 @@ typedef struct ftrace_decoder {
     tread_buf line;        /* a line split across feeds */
     uint64_t line_off;     /* offset of the gathered line's first byte */
     int skipping;          /* inside a line longer than the limit */
+    tread_buf cpus_args;   /* the num_cpus event's args: {number: N} */
     int finished;
     ftrace_counts c;
     uint64_t lost_by_cpu[FTRACE_LOST_CPUS];
@@ -89,7 +92,6 @@ static int map_known(ftrace_decoder *d, tread_event *ev, const tread_ftrace_comm
 {
     const char *pos = L->payload.ptr, *end = pos + L->payload.len;
     ftrace_kv kv;
-    (void)d;
     (void)off;
     switch (L->name.len) {
     case 12:
@@ -97,8 +99,14 @@ static int map_known(ftrace_decoder *d, tread_event *ev, const tread_ftrace_comm
             /* the mapping reads prev_pid; the rest is in the args */
             tread_ftrace_sched_switch s;
             memset(&s, 0, sizeof s);
-            if (!find_int(L->payload, "prev_pid=", 9, &s.prev_pid))
-                return TREAD_FTRACE_MALFORMED;
+            if (!find_int(L->payload, "prev_pid=", 9, &s.prev_pid)) {
+                ftrace_report_switch r;
+                if (ftrace_report_parse_switch(L->payload.ptr, L->payload.len, &r) != 0)
+                    return TREAD_FTRACE_MALFORMED;
+                s.prev_pid = r.prev_pid.v;
+                d->c.report_payloads++;
+                ev->args.ctx = &tread__ftrace_ctx_report_switch;
+            }
             return tread__ftrace_map_sched_switch(ev, c, &s);
         }
         if (NAME_IS(L, "sched_wakeup") || NAME_IS(L, "sched_waking"))
@@ -158,8 +166,14 @@ wakeup: {
         tread_ftrace_sched_wakeup w;
         memset(&w, 0, sizeof w);
         w.target_cpu = -1;
-        if (!find_int(L->payload, "pid=", 4, &w.pid))
-            return TREAD_FTRACE_MALFORMED;
+        if (!find_int(L->payload, "pid=", 4, &w.pid)) {
+            ftrace_report_wakeup r;
+            if (ftrace_report_parse_wakeup(L->payload.ptr, L->payload.len, &r) != 0)
+                return TREAD_FTRACE_MALFORMED;
+            w.pid = r.pid.v;
+            d->c.report_payloads++;
+            ev->args.ctx = &tread__ftrace_ctx_report_wakeup;
+        }
         return tread__ftrace_map_sched_wakeup(ev, c, &w);
     }
 cpu_state: {
@@ -279,6 +293,30 @@ static int graph_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
     return emit(d, &ev);
 }
 
+/* trace-cmd report's "cpus=N": the trace's cpu count, as JSON's num_cpus
+ * metadata. */
+static int cpus_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
+{
+    tread_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TREAD_EVENT_METADATA;
+    ev.meta = TREAD_META_NUM_CPUS;
+    ev.name = mkstr("num_cpus", 8);
+    ev.cat = mkstr("ftrace", 6);
+    ev.meta_num = L->cpu;
+    ev.flags = TREAD_HAS_META_NUM;
+    ev.offset = off;
+    /* the args JSON's num_cpus event has, so that the two read alike */
+    d->cpus_args.len = 0;
+    if (args_put_str(&d->cpus_args, TOK_KEY, "number", 6) == 0 &&
+        args_put_u64(&d->cpus_args, TOK_INT, (uint64_t)L->cpu) == 0) {
+        ev.args.data = d->cpus_args.data;
+        ev.args.len = d->cpus_args.len;
+        ev.args.encoding = TREAD_ARGS_TOKENS;
+    }
+    return emit(d, &ev);
+}
+
 /* One complete line (without its '\n'). Returns -1 when it gave no event,
  * else 1 when a callback asked to stop, 0 when not. */
 static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off)
@@ -290,8 +328,17 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off)
     case FTRACE_LINE_HEADER:
         d->c.header_lines++;
         return -1;
+    case FTRACE_LINE_CPUS:
+        d->c.header_lines++;
+        d->c.cpus = (uint64_t)L.cpu;
+        return cpus_line(d, &L, off);
+    case FTRACE_LINE_CPU_EMPTY:
+        d->c.header_lines++;
+        d->c.empty_cpus++;
+        return -1;
     case FTRACE_LINE_EVENT:
         d->c.event_lines++;
+        d->c.latency_lines += L.latency;
         return event_line(d, &L, off);
     case FTRACE_LINE_FUNCTION:
         d->c.function_lines++;
@@ -413,6 +460,7 @@ static void *fd_create(tread_parser *p)
     memset(d, 0, sizeof *d);
     d->p = p;
     tread_buf_init(&d->line, &p->alloc, p->max_line_bytes);
+    tread_buf_init(&d->cpus_args, &p->alloc, 64);
     for (int i = 0; i < FTRACE_LOST_CPUS; i++)
         snprintf(d->lost_names[i], sizeof d->lost_names[i], "lost_events.cpu%d", i);
     return d;
@@ -424,6 +472,7 @@ static void fd_destroy(void *dec)
     if (!d)
         return;
     tread_buf_free(&d->line);
+    tread_buf_free(&d->cpus_args);
     tread_free(&d->p->alloc, d);
 }
 
@@ -442,6 +491,10 @@ static size_t fd_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "atrace_malformed", d->c.atrace_malformed);
     n = tread__counter_put(out, max, n, "marker_text", d->c.marker_text);
     n = tread__counter_put(out, max, n, "fields_missing", d->c.fields_missing);
+    n = tread__counter_put(out, max, n, "report_payloads", d->c.report_payloads);
+    n = tread__counter_put(out, max, n, "latency_lines", d->c.latency_lines);
+    n = tread__counter_put(out, max, n, "cpus", d->c.cpus);
+    n = tread__counter_put(out, max, n, "empty_cpus", d->c.empty_cpus);
     n = tread__counter_put(out, max, n, "lost_markers", d->c.lost_markers);
     n = tread__counter_put(out, max, n, "lost_events", d->c.lost_events);
     for (int i = 0; i < FTRACE_LOST_CPUS; i++)

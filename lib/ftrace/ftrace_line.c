@@ -248,6 +248,59 @@ static int event_line(const char *b, const char *end, ftrace_line *o)
     return 1;
 }
 
+/* trace-cmd report -l: "%8.8s-%-5d %3d" then the latency flags glued to
+ * the cpu ("bash-18157   1dN.5. 22678.918991: name: ..."). The first flag
+ * (irqs-off: d D X .) is never a digit, so the cpu is the digits before it.
+ * The comm is cut to 8 characters and may hold '-' and blanks: every '-'
+ * is tried. The kernel's own latency-format ("19661us :") does not match. */
+static int latency_line(const char *b, const char *end, ftrace_line *o)
+{
+    for (const char *dash = b; (dash = memchr(dash, '-', (size_t)(end - dash))) != NULL; dash++) {
+        const char *q = dash + 1, *ps = q;
+        while (q < end && is_digit(*q))
+            q++;
+        if (q == ps || q >= end || !is_blank(*q))
+            continue;
+        int64_t pid;
+        if (ftrace_parse_int(ps, (size_t)(q - ps), &pid) != 0)
+            continue;
+        const char *c = skip_blanks(q, end), *cs = c;
+        int64_t cpu = 0;
+        while (c < end && is_digit(*c) && c - cs < 6)
+            cpu = cpu * 10 + (*c++ - '0');
+        if (c == cs)
+            continue;
+        const char *f = c;
+        while (f < end && !is_blank(*f))
+            f++;
+        if (f == c || is_digit(*c) || !flags_ok(c, (size_t)(f - c)))
+            continue;
+        int tsbad = 0;
+        const char *after = parse_ts(skip_blanks(f, end), end, o, &tsbad);
+        if (!after)
+            continue;
+        const char *s = skip_blanks(after, end), *nm = s;
+        while (s < end && *s != ':' && !is_blank(*s))
+            s++;
+        if (!(s > nm && s < end && *s == ':' && (s + 1 == end || is_blank(s[1]))))
+            continue;
+        const char *tb = skip_blanks(b, dash);
+        o->task = mkstr(tb, (size_t)(trim_right(tb, dash) - tb));
+        o->pid = pid;
+        o->has_pid = 1;
+        o->cpu = cpu;
+        o->has_cpu = 1;
+        o->flags = mkstr(c, (size_t)(f - c));
+        o->kind = FTRACE_LINE_EVENT;
+        o->latency = 1;
+        o->name = mkstr(nm, (size_t)(s - nm));
+        const char *pb = skip_blanks(s + 1, end);
+        o->payload = mkstr(pb, (size_t)(trim_right(pb, end) - pb));
+        return 1;
+    }
+    return 0;
+}
+
 /* A function_graph duration column: blanks, an optional delay mark
  * (+ ! # * @ $), a number and "us"; or only blanks. */
 static int graph_duration(const char *s, const char *e, ftrace_line *o)
@@ -381,14 +434,35 @@ static int lost_line(const char *b, const char *end, ftrace_line *o)
     return 1;
 }
 
+/* trace-cmd report's "cpus=N" and "CPU N is empty". */
+static int report_cpu_line(const char *b, const char *end, ftrace_line *o)
+{
+    const char *d = NULL, *de = NULL;
+    if (has_prefix(b, end, "cpus=")) {
+        d = b + 5;
+        de = end;
+        o->kind = FTRACE_LINE_CPUS;
+    } else if (has_prefix(b, end, "CPU ") && end - b > 13 && memcmp(end - 9, " is empty", 9) == 0) {
+        d = b + 4;
+        de = end - 9;
+        o->kind = FTRACE_LINE_CPU_EMPTY;
+    } else {
+        return 0;
+    }
+    if (ftrace_parse_int(d, (size_t)(de - d), &o->cpu) != 0 || o->cpu < 0) {
+        bad(o, o->kind == FTRACE_LINE_CPUS ? "cpus= without a number"
+                                           : "CPU N is empty without a cpu number");
+        return 1;
+    }
+    o->has_cpu = 1;
+    return 1;
+}
+
 static int header_line(const char *b, const char *end)
 {
     if (b == end || *b == '#')
         return 1;
-    if (has_prefix(b, end, "version = ") || has_prefix(b, end, "cpus=") ||
-        has_prefix(b, end, "TRACE:"))
-        return 1;
-    if (has_prefix(b, end, "CPU ") && end - b > 9 && memcmp(end - 9, " is empty", 9) == 0)
+    if (has_prefix(b, end, "version = ") || has_prefix(b, end, "TRACE:"))
         return 1;
     /* function_graph's "------" separators around a task switch */
     if (*b == '-') {
@@ -413,6 +487,8 @@ void ftrace_parse_line(const char *s, size_t n, ftrace_line *o)
         o->kind = FTRACE_LINE_HEADER;
         return;
     }
+    if (report_cpu_line(b, end, o))
+        return;
     if (event_line(b, end, o))
         return;
     memset(o, 0, sizeof *o);
@@ -422,6 +498,9 @@ void ftrace_parse_line(const char *s, size_t n, ftrace_line *o)
         return;
     }
     if (lost_line(b, end, o))
+        return;
+    memset(o, 0, sizeof *o);
+    if (latency_line(b, end, o))
         return;
     memset(o, 0, sizeof *o);
     if (b < end && is_digit(*b) && graph_line(b, end, o))

@@ -12,10 +12,14 @@
 
 typedef enum ftrace_line_kind {
     FTRACE_LINE_BAD = 0,   /* not understood: why says what is wrong */
-    FTRACE_LINE_HEADER,    /* blank, '#' comment, trace-cmd header
-                              (version = N, CPU N is empty, cpus=N),
-                              "TRACE:", function_graph separators */
-    FTRACE_LINE_EVENT,     /* task-pid [cpu] flags ts: name: payload */
+    FTRACE_LINE_HEADER,    /* blank, '#' comment, trace-cmd's
+                              "version = N", "TRACE:", function_graph
+                              separators */
+    FTRACE_LINE_CPUS,      /* trace-cmd report's "cpus=N": cpu = N */
+    FTRACE_LINE_CPU_EMPTY, /* trace-cmd report's "CPU N is empty": cpu = N */
+    FTRACE_LINE_EVENT,     /* task-pid [cpu] flags ts: name: payload, or
+                              trace-cmd report -l's latency columns
+                              "comm-pid  CPUflags ts: name: payload" */
     FTRACE_LINE_FUNCTION,  /* task-pid [cpu] flags ts: func <-parent */
     FTRACE_LINE_GRAPH,     /* function_graph: [abstime |] cpu) [proc |]
                               [duration] | body */
@@ -44,6 +48,7 @@ typedef struct ftrace_line {
     tread_str payload;     /* event payload / caller / graph comment text */
     ftrace_graph_kind graph;
     unsigned char has_pid, has_tgid, has_cpu, has_ts, has_dur;
+    unsigned char latency; /* EVENT in trace-cmd report -l's columns */
     const char *why;       /* FTRACE_LINE_BAD: a short reason */
 } ftrace_line;
 

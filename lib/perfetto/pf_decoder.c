@@ -774,6 +774,7 @@ static tread_status pf_finish(void *dec)
     else if (fr->ngroups)
         tread__warn(d->p, TREAD_WARN_TRUNCATED_EVENT, d->p->dec_offset,
                     "input ends inside a top-level group: dropped");
+    d->n_tracks_parent_missing_end = pf_tracks_parent_missing(d);
     d->finished = 1;
     return TREAD_STATUS_OK;
 }
@@ -860,6 +861,9 @@ static size_t pf_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "tracks", d->track_used);
     n = tread__counter_put(out, max, n, "tracks_not_kept", d->n_tracks_dropped);
     n = tread__counter_put(out, max, n, "unknown_track_refs", d->n_unknown_track);
+    n = tread__counter_put(out, max, n, "track_parent_missing", d->n_parent_missing);
+    n = tread__counter_put(out, max, n, "tracks_parent_missing_at_end",
+                           d->n_tracks_parent_missing_end);
     n = tread__counter_put(out, max, n, "chrome_legacy_json_traces", d->n_chrome_json);
     n = tread__counter_put(out, max, n, "chrome_trace_events", d->n_chrome_events);
     n = pf_system_counters(d, out, max, n);

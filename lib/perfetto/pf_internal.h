@@ -130,7 +130,17 @@ typedef struct pf_track {
     int is_incremental;
     int is_counter;
     size_t name_off, name_len; /* in the decoder's track-name buffer */
+    unsigned char hier;        /* PF_HIER_*: is the parent chain whole? */
+    unsigned char state_open;  /* a TYPE_STATE state is open on it */
 } pf_track;
+
+/* pf_track.hier: unchecked (new, or its descriptor was read again), every
+ * ancestor known (stays so), or a parent uuid without a descriptor (checked
+ * again at each event until the descriptor comes). */
+enum { PF_HIER_UNCHECKED = 0, PF_HIER_OK, PF_HIER_MISSING };
+/* Longest parent chain followed (a longer one, or a cycle, counts as
+ * whole). */
+#define PF_MAX_TRACK_DEPTH 64
 
 /* What every event of a packet shares (set once per packet). */
 typedef struct pf_base {
@@ -309,6 +319,8 @@ typedef struct pf_decoder {
     uint64_t n_dropped_invalid, n_data_loss[32], n_data_loss_packets;
     uint64_t n_interning_misses, n_clock_fail, n_compressed, n_compressed_bytes;
     uint64_t n_track_events, n_tracks_dropped, n_seq_dropped, n_unknown_track;
+    uint64_t n_parent_missing;  /* events marked TREAD_TRACK_UNRESOLVED */
+    uint64_t n_tracks_parent_missing_end; /* tracks still so at the end */
     uint64_t n_descriptors, n_chrome_json, n_chrome_events, n_interned_entries;
     uint64_t n_clears, n_bad_packets, n_interned_ignored;
     /* packets the fast reader left to the general one, by reason
@@ -441,12 +453,18 @@ static inline tread_str pf_track_name(const pf_decoder *d, const pf_track *t)
     return s;
 }
 
+/* 1 when a parent uuid on t's chain has no descriptor (pf_tracks.c). */
+int pf_track_parent_missing(pf_decoder *d, pf_track *t);
+/* How many known tracks have such a chain (at the end of the trace: what
+ * trace_processor, which sees the whole trace first, would find). */
+uint64_t pf_tracks_parent_missing(pf_decoder *d);
+
 /* Sets the track fields of ev from uuid (0: the sequence's thread). */
 static inline const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_t uuid,
                                                tread_event *ev)
 {
     if (uuid) {
-        const pf_track *t = pf_track_find(d, uuid);
+        pf_track *t = pf_track_find(d, uuid);
         ev->flags |= TREAD_HAS_TRACK;
         ev->track_uuid = uuid;
         if (!t) {
@@ -455,6 +473,10 @@ static inline const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_
             return NULL;
         }
         ev->track_kind = t->kind;
+        if (t->parent && t->hier != PF_HIER_OK && pf_track_parent_missing(d, t)) {
+            ev->flags |= TREAD_TRACK_UNRESOLVED;
+            d->n_parent_missing++;
+        }
         if (t->has_pid) {
             ev->flags |= TREAD_HAS_PID;
             ev->pid = ev->tid = t->pid;

@@ -209,6 +209,50 @@ static void bad_field(pf_decoder *d, uint64_t off, const char *what)
                 what);
 }
 
+/* TYPE_STATE (5): the event sets the state of its (state) track, which
+ * holds until the next state event on that track, as trace_processor
+ * reads it: a named state is a slice begun here, an unnamed one only ends
+ * the state before. The queued event (q_main) is a SLICE_BEGIN; it becomes
+ * the end of the open state, and a copy of it the begin, when one is open;
+ * an unnamed one becomes the end. -1 after tread__fail. */
+static int state_event(pf_decoder *d, uint64_t uuid, size_t q_main, const pf_base *base)
+{
+    pf_track *st = uuid ? pf_track_find(d, uuid) : NULL;
+    tread_event *me = &d->q[q_main].ev;
+    if (me->name.len == 0) {
+        me->kind = TREAD_EVENT_SLICE_END;
+        me->phase = 'E';
+        if (st)
+            st->state_open = 0;
+        return 0;
+    }
+    if (!st || !st->state_open) {
+        if (st)
+            st->state_open = 1;
+        return 0;
+    }
+    pf_qitem *bq = pf_queue_event(d, base);
+    if (!bq)
+        return -1;
+    *bq = d->q[q_main]; /* (the queue may have moved: by index) */
+    if (bq->ev.flags & TREAD_TRACK_UNRESOLVED)
+        d->n_parent_missing++; /* the counter counts delivered events */
+    pf_qitem *eq = &d->q[q_main];
+    tread_event *end = &eq->ev;
+    static const tread_str none = {NULL, 0};
+    end->kind = TREAD_EVENT_SLICE_END;
+    end->phase = 'E';
+    end->name = none;
+    eq->nul &= ~PF_NUL_NAME;
+    end->args.data = NULL;
+    end->args.len = 0;
+    end->flow_ids.n = 0;
+    end->terminating_flow_ids.n = 0;
+    end->flags &= ~(uint32_t)(TREAD_HAS_ID | TREAD_HAS_ID_NUM);
+    eq->fmt_id = 0;
+    return 0;
+}
+
 int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                    const pf_base *base)
 {
@@ -409,6 +453,7 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         case 2: ev->kind = TREAD_EVENT_SLICE_END, ev->phase = 'E'; break;
         case 3: ev->kind = TREAD_EVENT_INSTANT, ev->phase = 'i'; break;
         case 4: ev->kind = TREAD_EVENT_COUNTER, ev->phase = 'C'; break;
+        case 5: ev->kind = TREAD_EVENT_SLICE_BEGIN, ev->phase = 'B'; break; /* below */
         default:
             ev->kind = TREAD_EVENT_UNKNOWN;
             tread__warn(d->p, TREAD_WARN_UNKNOWN_PHASE, off,
@@ -619,6 +664,8 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         }
     }
     if (log_msg && pf_log_message(d, s, log_msg, log_len, q_main, base))
+        return -1;
+    if (has_type && type == 5 && state_event(d, uuid, q_main, base))
         return -1;
     return 0;
 nomem:

@@ -52,6 +52,32 @@ static int tracks_grow(pf_decoder *d, uint64_t off)
     return 0;
 }
 
+int pf_track_parent_missing(pf_decoder *d, pf_track *t)
+{
+    const pf_track *c = t;
+    for (int depth = 0; c->parent && depth < PF_MAX_TRACK_DEPTH; depth++) {
+        const pf_track *p = pf_track_find(d, c->parent);
+        if (!p) {
+            t->hier = PF_HIER_MISSING;
+            return 1;
+        }
+        c = p;
+    }
+    t->hier = PF_HIER_OK;
+    return 0;
+}
+
+uint64_t pf_tracks_parent_missing(pf_decoder *d)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < d->track_size; i++) {
+        pf_track *t = &d->tracks[i];
+        if (t->uuid && t->parent && t->hier != PF_HIER_OK && pf_track_parent_missing(d, t))
+            n++;
+    }
+    return n;
+}
+
 /* The entry of uuid, created if needed; NULL when the table is full
  * (counted) or after tread__fail (*failed set). */
 static pf_track *track_get(pf_decoder *d, uint64_t uuid, uint64_t off, int *failed)
@@ -450,6 +476,7 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
     if (t) {
         t->kind = kind;
         t->parent = has_parent ? parent : 0;
+        t->hier = PF_HIER_UNCHECKED;
         t->has_pid = hp, t->pid = pid;
         t->has_tid = ht, t->tid = tid;
         t->is_counter = has_counter;

@@ -1,5 +1,6 @@
 #include "systrace/sys_decoder.h"
 #include "systrace/sys_sub.h"
+#include "systrace/sys_pdump.h"
 
 #include <string.h>
 #include <zlib.h>
@@ -15,7 +16,9 @@ enum {
     K_B64,       /* base64 of zlib, gzip or plain data */
     K_ZLIB,      /* ctrace: zlib data */
     K_JSPRE,     /* before linuxPerfData's opening quote */
-    K_JSSTR      /* inside the linuxPerfData string */
+    K_JSSTR,     /* inside the linuxPerfData string */
+    K_PDUMP,     /* a PROCESS DUMP block (sys_pdump.h) */
+    K_CGROUP     /* a CGROUP DUMP block: counted, skipped */
 };
 
 #define DET_MAX 128      /* bytes looked at to tell text from base64 */
@@ -46,6 +49,9 @@ typedef struct sys_decoder {
     uint64_t pend_off;           /* input offset of pend[0] */
     int sub_on;
     sys_sub sub;
+    int pdump_on;
+    sys_pdump pdump;
+    sys_pdump_counts pdump_counts;
     sys_counts counts;           /* of the blocks' finished sub-traces */
 
     /* base64 and inflate */
@@ -99,7 +105,9 @@ static tread_status start_block(sys_decoder *sd, int kind, const char *what, uin
     sd->n_blocks++;
     if (kind == K_SKIP)
         return TREAD_STATUS_OK;
-    if (sys_sub_init(&sd->sub, sd->p, TREAD_FORMAT_FTRACE, what, off, &sd->counts))
+    /* a block whose bytes the sniffer does not know is one
+     * unknown_record (sys_sub.c), not ftrace lines not understood */
+    if (sys_sub_init(&sd->sub, sd->p, TREAD_FORMAT_UNKNOWN, what, off, &sd->counts))
         return TREAD_STATUS_ERROR;
     sd->sub_on = 1;
     return TREAD_STATUS_OK;
@@ -290,11 +298,56 @@ static tread_status js_content(sys_decoder *sd, const unsigned char *d, size_t n
 static tread_status content(sys_decoder *sd, const unsigned char *d, size_t n, uint64_t off,
                             size_t *c);
 
+static int starts_line(const unsigned char *d, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    return n >= k && memcmp(d, lit, k) == 0 && (n == k || d[k] == '\n' || d[k] == '\r');
+}
+
+/* K_PDUMP, K_CGROUP or 0: a trace-data block whose first line (after
+ * blank lines) is catapult's agent title: "PROCESS DUMP" or "CGROUP
+ * DUMP", which an older cgroup agent put after an empty "# tracer:" line
+ * (to be taken for a trace). */
+static int dump_block(const unsigned char *d, size_t n)
+{
+    size_t i = 0;
+    while (i < n && is_blank(d[i]))
+        i++;
+    d += i;
+    n -= i;
+    if (starts_line(d, n, "PROCESS DUMP"))
+        return K_PDUMP;
+    if (starts_line(d, n, "CGROUP DUMP"))
+        return K_CGROUP;
+    if (n > 9 && memcmp(d, "# tracer:", 9) == 0) {
+        const unsigned char *nl = memchr(d, '\n', n);
+        if (nl && starts_line(nl + 1, n - (size_t)(nl + 1 - d), "CGROUP DUMP"))
+            return K_CGROUP;
+    }
+    return 0;
+}
+
 /* The first bytes of a block decide what it holds; they are then read
  * as that. */
 static tread_status decide(sys_decoder *sd, int final)
 {
-    if (sd->kind == K_DETECT) {
+    int dump = sd->kind == K_DETECT ? dump_block(sd->det, sd->det_len) : 0;
+    if (dump) {
+        /* a ps listing's first bytes are base64 characters too */
+        sd->kind = dump;
+        sd->what = dump == K_PDUMP ? "PROCESS DUMP block" : "CGROUP DUMP block";
+        if (sd->sub_on) {
+            sys_sub_free(&sd->sub);
+            sd->sub_on = 0;
+        }
+        sys_pdump_init(&sd->pdump, sd->p, dump == K_CGROUP, &sd->pdump_counts);
+        sd->pdump_on = 1;
+        sd->n_data_blocks++;
+        /* its reader keeps them, and a pause among them */
+        sys_pdump_hold(&sd->pdump, sd->det, sd->det_len, sd->det_off);
+        sd->det_len = 0;
+        return TREAD_STATUS_OK;
+    } else if (sd->kind == K_DETECT) {
         size_t k = 0, ok = 1;
         for (size_t i = 0; i < sd->det_len; i++) {
             if (is_blank(sd->det[i]))
@@ -391,6 +444,9 @@ static tread_status content(sys_decoder *sd, const unsigned char *d, size_t n, u
     }
     case K_JSSTR:
         return js_content(sd, d, n, c);
+    case K_PDUMP:
+    case K_CGROUP:
+        return sys_pdump_feed(&sd->pdump, d, n, off, c);
     default:
         *c = n;
         return TREAD_STATUS_OK;
@@ -424,6 +480,15 @@ static tread_status end_block(sys_decoder *sd)
                         "the compressed data of the %s at byte %llu is cut short: what came was decoded",
                         sd->what, (unsigned long long)sd->block_off);
         }
+    }
+    if (sd->pdump_on) {
+        st = sys_pdump_finish(&sd->pdump);
+        if (st == TREAD_STATUS_PAUSED)
+            return st;
+        sys_pdump_free(&sd->pdump);
+        sd->pdump_on = 0;
+        if (st != TREAD_STATUS_OK)
+            return st;
     }
     if (sd->sub_on) {
         st = sys_sub_finish(&sd->sub);
@@ -710,6 +775,8 @@ static void sd_destroy(void *dec)
     sys_decoder *sd = dec;
     if (sd->sub_on)
         sys_sub_free(&sd->sub);
+    if (sd->pdump_on)
+        sys_pdump_free(&sd->pdump);
     if (sd->z_on)
         inflateEnd(&sd->z);
     sys_counts_free(&sd->counts, sd->p);
@@ -723,6 +790,13 @@ static size_t sd_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "scripts", sd->n_blocks);
     n = tread__counter_put(out, max, n, "data_blocks", sd->n_data_blocks);
     n = tread__counter_put(out, max, n, "inflated_bytes", sd->inflated);
+    n = tread__counter_put(out, max, n, "process_dump_blocks", sd->pdump_counts.blocks);
+    n = tread__counter_put(out, max, n, "process_dump_processes", sd->pdump_counts.processes);
+    n = tread__counter_put(out, max, n, "process_dump_threads", sd->pdump_counts.threads);
+    n = tread__counter_put(out, max, n, "process_dump_lines_skipped",
+                           sd->pdump_counts.lines_skipped);
+    n = tread__counter_put(out, max, n, "cgroup_dump_blocks", sd->pdump_counts.cgroup_blocks);
+    n = tread__counter_put(out, max, n, "cgroup_dump_lines", sd->pdump_counts.cgroup_lines);
     return sys_counts_put(&sd->counts, out, max, n);
 }
 

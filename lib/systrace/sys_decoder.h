@@ -8,7 +8,9 @@
  *   <script id="viewer-data" ...>    (trace2html: base64 of gzip),
  *   <script> var linuxPerfData = "\  (2012 systrace: a JS string)
  * up to its </script> is a sub-trace (sys_sub.h), decoded as it streams
- * by. Other scripts (the inlined trace viewer) are skipped.
+ * by; a trace-data block titled PROCESS DUMP or CGROUP DUMP is read by
+ * sys_pdump.h instead. Other scripts (the inlined trace viewer) are
+ * skipped.
  * ctrace: what precedes "TRACE:\n" is skipped, the zlib stream after it is
  * inflated into one sub-trace; bytes after its end are a counted warning.
  *

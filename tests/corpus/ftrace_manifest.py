@@ -21,8 +21,10 @@ KNOWN = {}
 
 def predict(entry):
     """Events by kind that the manifest's counts predict."""
-    ev, at, lines = {}, {}, {}
+    ev, at, lines, odd = {}, {}, {}, {}
     for b in entry.get("blocks", []):
+        for k, v in b.get("oddities", {}).items():
+            odd[k] = odd.get(k, 0) + v
         for k, v in b.get("events", {}).items():
             ev[k] = ev.get(k, 0) + v
         for k, v in b.get("atrace", {}).items():
@@ -41,8 +43,12 @@ def predict(entry):
     k["clock_sync"] = at.get("clock_sync", 0)
     k["metadata"] = ev.get("task_newtask", 0) + ev.get("task_rename", 0)
     k["instant"] = total - sum(k.values())
+    # trace-cmd report's cpus=N header: one num_cpus metadata event (not an
+    # event line); its CPU N is empty lines: the empty_cpus counter
+    k["metadata"] += odd.get("trace-cmd report header line ('cpus=N')", 0)
+    empty = odd.get("trace-cmd report header line ('CPU N is empty')", 0)
     not_understood = lines.get("unparsed", 0) + lines.get("latency-format line", 0)
-    return {n: v for n, v in k.items() if v}, total, not_understood
+    return {n: v for n, v in k.items() if v}, total, not_understood, empty
 
 
 def read_golden(path):
@@ -66,7 +72,7 @@ def main():
     gdir = sys.argv[2]
     fail = 0
     for rel in sys.argv[3:]:
-        want, total, nu = predict(manifest[rel])
+        want, total, nu, empty = predict(manifest[rel])
         kinds, counters, events = read_golden("%s/%s.expected" % (gdir, rel))
         diffs = []
         for kind in sorted(set(want) | set(kinds)):
@@ -74,6 +80,8 @@ def main():
                 diffs.append(("kind " + kind, want.get(kind, 0), kinds.get(kind, 0)))
         if counters.get("event_lines", 0) != total:
             diffs.append(("event_lines", total, counters.get("event_lines", 0)))
+        if counters.get("empty_cpus", 0) != empty:
+            diffs.append(("empty_cpus", empty, counters.get("empty_cpus", 0)))
         if counters.get("lines_not_understood", 0) != nu:
             diffs.append(("lines_not_understood", nu, counters.get("lines_not_understood", 0)))
         bad = [d for d in diffs if (rel, d[0]) not in KNOWN]

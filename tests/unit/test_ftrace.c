@@ -7,6 +7,7 @@
 #include "testlib.h"
 #include "ftrace/ftrace_line.h"
 #include "ftrace/ftrace_map.h"
+#include "ftrace/ftrace_report.h"
 
 static int str_is(tread_str s, const char *lit)
 {
@@ -101,13 +102,20 @@ static void test_line_shapes(void)
     CHECK_STR(L.name, "sys_close");
     CHECK_STR(L.payload, "system_call_fastpath");
     /* headers */
-    const char *headers[] = {"# tracer: nop", "#", "", "   ", "version = 6", "CPU 3 is empty",
-                             "cpus=6", "TRACE:", "##### CPU 0 buffer started ####",
+    const char *headers[] = {"# tracer: nop", "#", "", "   ", "version = 6",
+                             "TRACE:", "##### CPU 0 buffer started ####",
                              " ------------------------------------------"};
     for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
         parse(headers[i]);
         CHECK_EQ_INT(L.kind, FTRACE_LINE_HEADER);
     }
+    /* trace-cmd report's cpu lines */
+    parse("CPU 3 is empty");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_CPU_EMPTY);
+    CHECK_EQ_INT(L.cpu, 3);
+    parse("cpus=6");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_CPUS);
+    CHECK_EQ_INT(L.cpu, 6);
     /* lost events */
     parse("CPU:1 [LOST 2811 EVENTS]");
     CHECK_EQ_INT(L.kind, FTRACE_LINE_LOST);
@@ -606,6 +614,181 @@ static void test_empty_args(void)
     CHECK_EQ_INT(tread_args_next(&it, &out), 0);
 }
 
+/* trace-cmd report's own sched payloads (libtraceevent's plugin), parsed
+ * alone: comms with blanks, colons, brackets and " ==> "; optional prio,
+ * state, success and CPU columns; a negative (deadline) prio. */
+static void test_report_payloads(void)
+{
+    ftrace_report_switch sw;
+    ftrace_report_wakeup wk;
+    const char *t = "rs:main Q:Reg:238 [120] S ==> kworker/2:1:2923 [100]";
+    CHECK_EQ_INT(ftrace_report_parse_switch(t, strlen(t), &sw), 0);
+    CHECK_STR(sw.prev_comm, "rs:main Q:Reg");
+    CHECK_EQ_INT(sw.prev_pid.v, 238);
+    CHECK_STR(sw.prev_pid.text, "238");
+    CHECK_EQ_INT(sw.prev_prio.v, 120);
+    CHECK_STR(sw.prev_state, "S");
+    CHECK_STR(sw.next_comm, "kworker/2:1");
+    CHECK_EQ_INT(sw.next_pid.v, 2923);
+    CHECK_EQ_INT(sw.next_prio.v, 100);
+    t = "a ==> b:7 [-1] D|W ==> swapper/0:0 [120]";
+    CHECK_EQ_INT(ftrace_report_parse_switch(t, strlen(t), &sw), 0);
+    CHECK_STR(sw.prev_comm, "a ==> b");
+    CHECK_EQ_INT(sw.prev_pid.v, 7);
+    CHECK_EQ_INT(sw.prev_prio.v, -1);
+    CHECK_STR(sw.prev_state, "D|W");
+    CHECK_STR(sw.next_comm, "swapper/0");
+    CHECK_EQ_INT(sw.next_pid.v, 0);
+    t = "x:1 [2] S:9 [120] R ==> :3"; /* a comm that looks like columns; an empty comm */
+    CHECK_EQ_INT(ftrace_report_parse_switch(t, strlen(t), &sw), 0);
+    CHECK_STR(sw.prev_comm, "x:1 [2] S");
+    CHECK_EQ_INT(sw.prev_pid.v, 9);
+    CHECK_STR(sw.next_comm, "");
+    CHECK_EQ_INT(sw.next_pid.v, 3);
+    CHECK(!sw.next_prio.has);
+    t = "sh:5 ==> e:6"; /* no prio, no state fields in the format */
+    CHECK_EQ_INT(ftrace_report_parse_switch(t, strlen(t), &sw), 0);
+    CHECK(!sw.has_prev_state);
+    CHECK(!sw.prev_prio.has);
+    CHECK_EQ_INT(sw.next_pid.v, 6);
+    const char *bad_sw[] = {"!", "sh:5 [120] S", "sh [120] S ==> e:6", "sh:x [1] S ==> e:6",
+                            "sh:5 [1] S ==> e", "", "prev_comm=a prev_pid=1"};
+    for (size_t i = 0; i < sizeof bad_sw / sizeof bad_sw[0]; i++)
+        CHECK_EQ_INT(ftrace_report_parse_switch(bad_sw[i], strlen(bad_sw[i]), &sw), -1);
+
+    t = "rs:main Q:Reg:238 [120] CPU:003";
+    CHECK_EQ_INT(ftrace_report_parse_wakeup(t, strlen(t), &wk), 0);
+    CHECK_STR(wk.comm, "rs:main Q:Reg");
+    CHECK_EQ_INT(wk.pid.v, 238);
+    CHECK_EQ_INT(wk.prio.v, 120);
+    CHECK(!wk.success.has);
+    CHECK_EQ_INT(wk.target_cpu.v, 3);
+    CHECK_STR(wk.target_cpu.text, "003");
+    t = "kworker/2:1:2923 [120] success=1 CPU:002";
+    CHECK_EQ_INT(ftrace_report_parse_wakeup(t, strlen(t), &wk), 0);
+    CHECK_STR(wk.comm, "kworker/2:1");
+    CHECK_EQ_INT(wk.success.v, 1);
+    CHECK_EQ_INT(wk.target_cpu.v, 2);
+    t = "bash:5";
+    CHECK_EQ_INT(ftrace_report_parse_wakeup(t, strlen(t), &wk), 0);
+    CHECK(!wk.prio.has && !wk.target_cpu.has);
+    const char *bad_wk[] = {"!", "bash [120] CPU:001", "comm=bash pid=5 prio=120 target_cpu=000", ""};
+    for (size_t i = 0; i < sizeof bad_wk / sizeof bad_wk[0]; i++)
+        CHECK_EQ_INT(ftrace_report_parse_wakeup(bad_wk[i], strlen(bad_wk[i]), &wk), -1);
+}
+
+/* trace-cmd report as it prints (3.1.6): the cpus= header, an empty cpu,
+ * its sched shapes, the -l latency columns; the same events and args as
+ * the kernel's key=value text of the same lines; every chunk size. */
+static const char report_text[] =
+    "cpus=4\n"
+    "CPU 3 is empty\n"
+    "   rs:main Q:Reg-238   [001] 100.000001: sched_switch:         rs:main Q:Reg:238 [120] S ==> kworker/2:1:2923 [120]\n"
+    "     kworker/2:1-2923  [001] 100.000002: sched_wakeup:         rs:main Q:Reg:238 [120] CPU:000\n"
+    "     kworker/2:1-2923  [001] 100.000003: sched_waking:         comm=x y pid=9 prio=120 target_cpu=002\n"
+    "     kworker/2:1-2923  [001] 100.000004: sched_wakeup_new:     x y:9 [120] success=1 CPU:002\n"
+    "rs:main -238     1d..2. 100.000005: sched_switch:         rs:main Q:Reg:238 [120] R ==> swapper/1:0 [120]\n"
+    "kworker/-2923    0dN.3. 100.000006: sched_wakeup:         a:7 [99] CPU:001\n"
+    "CPU 2 is empty\n";
+static const char kernel_text[] =
+    "   rs:main Q:Reg-238   [001] d..2. 100.000001: sched_switch: prev_comm=rs:main Q:Reg prev_pid=238 prev_prio=120 prev_state=S ==> next_comm=kworker/2:1 next_pid=2923 next_prio=120\n"
+    "     kworker/2:1-2923  [001] d..2. 100.000002: sched_wakeup: comm=rs:main Q:Reg pid=238 prio=120 target_cpu=000\n"
+    "     kworker/2:1-2923  [001] d..2. 100.000003: sched_waking: comm=x y pid=9 prio=120 target_cpu=002\n"
+    "     kworker/2:1-2923  [001] d..2. 100.000004: sched_wakeup_new: comm=x y pid=9 prio=120 success=1 target_cpu=002\n"
+    "   rs:main Q:Reg-238   [001] d..2. 100.000005: sched_switch: prev_comm=rs:main Q:Reg prev_pid=238 prev_prio=120 prev_state=R ==> next_comm=swapper/1 next_pid=0 next_prio=120\n"
+    "     kworker/2:1-2923  [000] dN.3. 100.000006: sched_wakeup: comm=a pid=7 prio=99 target_cpu=001\n";
+
+static void test_report(void)
+{
+    got r, k;
+    run(&r, report_text, 0);
+    run(&k, kernel_text, 0);
+    CHECK_EQ_INT(r.nw, 0);
+    CHECK_EQ_INT(r.n, 7);
+    CHECK_EQ_INT(k.n, 6);
+    /* cpus=4: the trace's cpu count, as JSON's num_cpus metadata */
+    CHECK_EQ_INT(r.ev[0].kind, TREAD_EVENT_METADATA);
+    CHECK_EQ_INT(r.ev[0].meta, TREAD_META_NUM_CPUS);
+    CHECK_EQ_INT(r.ev[0].meta_num, 4);
+    CHECK(r.ev[0].flags & TREAD_HAS_META_NUM);
+    CHECK_EQ_INT(r.ev[0].offset, 0);
+    CHECK_EQ_STR(r.args[0], "number=#4;"); /* as JSON's num_cpus event */
+    for (int i = 0; i < k.n && i + 1 < r.n; i++) {
+        const tread_event *a = &r.ev[i + 1], *b = &k.ev[i];
+        CHECK_EQ_INT(a->kind, b->kind);
+        CHECK_EQ_INT(a->ts, b->ts);
+        CHECK_EQ_INT(a->cpu, b->cpu);
+        CHECK_EQ_INT(a->tid, b->tid);
+        CHECK_EQ_INT(a->pid, b->pid);
+        CHECK_EQ_INT(a->flags, b->flags);
+        CHECK_EQ_STR(r.names[i + 1], k.names[i]);
+        CHECK_EQ_STR(r.args[i + 1], k.args[i]);
+    }
+    CHECK_EQ_INT(r.ev[1].kind, TREAD_EVENT_CONTEXT_SWITCH);
+    CHECK_EQ_INT(r.ev[1].tid, 238);
+    CHECK_EQ_STR(r.args[1], "prev_comm=rs:main Q:Reg;prev_pid=#238;prev_prio=#120;prev_state=S;"
+                            "next_comm=kworker/2:1;next_pid=#2923;next_prio=#120;");
+    CHECK_EQ_INT(r.ev[2].kind, TREAD_EVENT_WAKEUP);
+    CHECK_EQ_INT(r.ev[2].tid, 238);
+    CHECK_EQ_STR(r.args[4], "comm=x y;pid=#9;prio=#120;success=#1;target_cpu=#2;");
+    /* -l: the cpu glued to the flags; the comm cut to 8 characters */
+    CHECK_EQ_INT(r.ev[5].cpu, 1);
+    CHECK_EQ_INT(r.ev[6].cpu, 0);
+    CHECK_EQ_INT(r.ev[6].tid, 7);
+    CHECK_EQ_INT(r.ev[6].offset, strstr(report_text, "kworker/-2923") - report_text);
+
+    tread_parser *p = mk(&r);
+    CHECK_EQ_INT(tread_feed(p, report_text, strlen(report_text)), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(test_format_counter(p, "cpus"), 4);
+    CHECK_EQ_INT(test_format_counter(p, "empty_cpus"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "report_payloads"), 5);
+    CHECK_EQ_INT(test_format_counter(p, "latency_lines"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "header_lines"), 3);
+    CHECK_EQ_INT(test_format_counter(p, "lines_not_understood"), 0);
+    tread_parser_free(p);
+
+    got whole;
+    run(&whole, report_text, 0);
+    for (size_t chunk = 1; chunk <= sizeof report_text; chunk++) {
+        got h;
+        run(&h, report_text, chunk);
+        CHECK_EQ_INT(h.n, whole.n);
+        CHECK_EQ_INT(h.nw, 0);
+        for (int i = 0; i < whole.n && i < h.n; i++) {
+            CHECK_EQ_INT(h.ev[i].kind, whole.ev[i].kind);
+            CHECK_EQ_INT(h.ev[i].offset, whole.ev[i].offset);
+            CHECK_EQ_INT(h.ev[i].tid, whole.ev[i].tid);
+            CHECK_EQ_STR(h.args[i], whole.args[i]);
+        }
+    }
+
+    /* a sched payload in neither shape: the generic event and a warning */
+    run(&r, "  a-1 [000] 1.0: sched_switch: a:1 [120] S\n", 0);
+    CHECK_EQ_INT(r.n, 1);
+    CHECK_EQ_INT(r.ev[0].kind, TREAD_EVENT_INSTANT);
+    CHECK_EQ_INT(r.nw, 1);
+    CHECK_EQ_INT(r.wk[0], TREAD_WARN_BAD_FIELD);
+    /* header lines without numbers; the kernel's latency-format stays
+     * not understood */
+    parse("cpus=x");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_BAD);
+    parse("CPU x is empty");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_BAD);
+    parse("  CPU 12 is empty");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_CPU_EMPTY);
+    CHECK_EQ_INT(L.cpu, 12);
+    parse("RenderTh-12338  1d..2. 19661us : sched_switch: prev_comm=a");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_BAD);
+    parse("a-b c-12  10d..2. 5.25: x: y");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_EVENT);
+    CHECK(L.latency);
+    CHECK_STR(L.task, "a-b c");
+    CHECK_EQ_INT(L.cpu, 10);
+    CHECK_STR(L.flags, "d..2.");
+    CHECK_EQ_INT(L.ts, 5250000000);
+}
+
 int main(void)
 {
     test_empty_args();
@@ -617,5 +800,7 @@ int main(void)
     test_pause_resume();
     test_function_tracers();
     test_map_direct();
+    test_report_payloads();
+    test_report();
     return TEST_EXIT();
 }

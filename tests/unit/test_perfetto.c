@@ -1134,6 +1134,105 @@ static void test_equivalence(void)
     pb_free(&t), pb_free(&idata);
 }
 
+/* TrackEvent TYPE_STATE (5) on a state track: a named state is a slice
+ * begun there and ended by the next state event on the track (an unnamed
+ * one only ends it); and tracks whose parent chain names a uuid no
+ * descriptor defines: kept, flagged TREAD_TRACK_UNRESOLVED, counted, until
+ * the descriptor comes. Every chunk size gives the same events. */
+static void test_state_and_missing_parents(void)
+{
+    pb t, te;
+    pb_init(&t);
+    track_desc(&t, 10, 0, "proc", 3, 0, 0, 1, 0);
+    track_desc(&t, 20, 10, "state track", 0, 0, 0, 1, 0);
+    track_desc(&t, 30, 999, "orphan", 0, 0, 0, 1, 0);
+    track_desc(&t, 40, 30, "orphan's child", 0, 0, 0, 1, 0);
+    track_desc(&t, 50, 777, "parent never defined", 0, 0, 0, 1, 0);
+    const char *states[] = {"A", "B", NULL, NULL, "C"};
+    for (int i = 0; i < 5; i++) {
+        simple_te(&te, 5, states[i], 20);
+        te_packet(&t, 7, 0, 100 + i, &te);
+        pb_free(&te);
+    }
+    simple_te(&te, 3, "on orphan", 30);
+    te_packet(&t, 7, 0, 200, &te);
+    pb_free(&te);
+    simple_te(&te, 3, "on its child", 40);
+    te_packet(&t, 7, 0, 201, &te);
+    pb_free(&te);
+    track_desc(&t, 999, 0, "late parent", 0, 0, 0, 1, 0);
+    simple_te(&te, 3, "after", 30);
+    te_packet(&t, 7, 0, 202, &te);
+    pb_free(&te);
+    simple_te(&te, 3, "after", 40);
+    te_packet(&t, 7, 0, 203, &te);
+    pb_free(&te);
+
+    coll c;
+    tread_parser *p;
+    CHECK_EQ_INT(parse(&c, &t, NULL, &p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNKNOWN_PHASE], 0);
+    CHECK_EQ_INT(test_format_counter(p, "track_parent_missing"), 2);
+    /* what is still missing once the whole trace is read */
+    CHECK_EQ_INT(test_format_counter(p, "tracks_parent_missing_at_end"), 1);
+    tread_parser_free(p);
+    /* 5 descriptors (+ the late one) as metadata, then the events */
+    int k = 0;
+    while (k < c.n && c.e[k].ev.kind == TREAD_EVENT_METADATA)
+        k++;
+    CHECK_EQ_INT(k, 5);
+    static const struct { tread_event_kind kind; const char *name; int64_t ts; } want[] = {
+        {TREAD_EVENT_SLICE_BEGIN, "A", 100},
+        {TREAD_EVENT_SLICE_END, "", 101}, {TREAD_EVENT_SLICE_BEGIN, "B", 101},
+        {TREAD_EVENT_SLICE_END, "", 102},
+        {TREAD_EVENT_SLICE_END, "", 103},
+        {TREAD_EVENT_SLICE_BEGIN, "C", 104},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++, k++) {
+        if (k >= c.n)
+            break;
+        CHECK_EQ_INT(c.e[k].ev.kind, want[i].kind);
+        CHECK_EQ_STR(c.e[k].name, want[i].name);
+        CHECK_EQ_INT(c.e[k].ev.ts, want[i].ts);
+        CHECK_EQ_INT(c.e[k].ev.track_uuid, 20);
+        CHECK_EQ_INT(c.e[k].ev.phase, want[i].kind == TREAD_EVENT_SLICE_BEGIN ? 'B' : 'E');
+        CHECK(!(c.e[k].ev.flags & TREAD_TRACK_UNRESOLVED));
+        CHECK_EQ_INT(c.e[k].ev.pid, 3); /* the state track's parent's process */
+    }
+    CHECK_EQ_INT(k, 5 + 6);
+    if (k + 5 != c.n)
+        CHECK_EQ_INT(c.n, k + 5);
+    else {
+        CHECK_EQ_STR(c.e[k].name, "on orphan");
+        CHECK(c.e[k].ev.flags & TREAD_TRACK_UNRESOLVED);
+        CHECK_EQ_STR(c.e[k + 1].name, "on its child");
+        CHECK(c.e[k + 1].ev.flags & TREAD_TRACK_UNRESOLVED);
+        CHECK_EQ_INT(c.e[k + 2].ev.kind, TREAD_EVENT_METADATA);
+        CHECK(!(c.e[k + 3].ev.flags & TREAD_TRACK_UNRESOLVED));
+        CHECK(!(c.e[k + 4].ev.flags & TREAD_TRACK_UNRESOLVED));
+    }
+
+    dump ref;
+    dump_init(&ref);
+    dump_parse(&ref, t.data, t.len, 0, NULL);
+    for (size_t chunk = 1; chunk <= t.len; chunk++) {
+        for (int stop = 0; stop < 2; stop++) {
+            dump d;
+            dump_init(&d);
+            d.stop_every = (size_t)stop;
+            dump_parse(&d, t.data, t.len, chunk, NULL);
+            CHECK(ref.text && d.text && strcmp(ref.text, d.text) == 0);
+            if (ref.text && d.text && strcmp(ref.text, d.text) != 0) {
+                dump_show_difference(ref.text, d.text);
+                chunk = t.len;
+            }
+            dump_free(&d);
+        }
+    }
+    dump_free(&ref);
+    pb_free(&t);
+}
+
 int main(void)
 {
     test_framing();
@@ -1145,5 +1244,6 @@ int main(void)
     test_legacy_flows_descriptors();
     test_chrome();
     test_equivalence();
+    test_state_and_missing_parents();
     return TEST_EXIT();
 }

@@ -311,10 +311,21 @@ static void test_damaged(void)
     CHECK_EQ_INT(C.nev, 0);
     CHECK_EQ_INT(count_warnings(TREAD_WARN_NOT_AN_EVENT), 1);
 
-    /* a block that holds nothing tread knows */
-    PARSE("<html><script class=\"trace-data\">\n%%%% not a trace %%%%\n</script></html>");
+    /* a block that holds nothing tread knows: one unknown_record at its
+     * tag, however many lines it has (it was once read as ftrace, a
+     * bad_record per line); also base64 of something unknown */
+    PARSE("<html><script class=\"trace-data\">\n%%%% not a trace %%%%\n%%%% nor this %%%%\n"
+          "%%%% nor this %%%%\n</script></html>");
     CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
     CHECK_EQ_INT(C.nev, 0);
+    CHECK_EQ_INT(C.nwarn, 1);
+    CHECK(has_warning_at(TREAD_WARN_UNKNOWN_RECORD, 6));
+    PARSE("<html><script class=\"trace-data\">\nUFJPQ0VTUyBEVU1QClVTRVIgUElEIFBQSUQgVlNaIFJTUyBXQ0hBTiBQQyBTIE5BTUUK\n"
+          "cm9vdCAxIDAgMSAxIDAgMCBTIGluaXQgaW5pdAo=\n</script></html>");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 0);
+    CHECK_EQ_INT(C.nwarn, 1);
+    CHECK(has_warning_at(TREAD_WARN_UNKNOWN_RECORD, 6));
 
     /* "</scr" inside the data is not the end tag */
     snprintf(buf, sizeof buf,
@@ -334,6 +345,147 @@ static void test_damaged(void)
     }
 }
 
+/* A ps listing's first bytes are base64 characters: the block title
+ * decides first. */
+#define PDUMP_TEXT                                                                        \
+    "PROCESS DUMP\n"                                                                      \
+    "USER           PID  PPID     VSZ    RSS WCHAN            PC S NAME               COMMAND\n" \
+    "root             1     0 10782796  9868 do_epoll_wait     0 S init               init\n" \
+    "u10_a123      1234   610 14702072 180412 do_epoll_wait    0 S com.example.app    com.example.app\n" \
+    "system         900   610     1234     56 0                0 R system_server      system server\n" \
+    "u0_i7         950   610        1      2 0                0 S iso                iso\n" \
+    "USER           PID   TID CMD\n"                                                     \
+    "root             1     1 init\n"                                                    \
+    "u10_a123      1234  1240 RenderThread\n"                                           \
+    "u10_a123      1234  1242 hwuiTask 1\n"                                             \
+    "2001          1234  1243 Binder:1234_1\n"
+
+static int64_t arg_int(size_t i, const char *key)
+{
+    tread_arg a;
+    tread_args args = args_of(&C.ev[i].args);
+    if (!tread_args_find(&args, key, strlen(key), &a) || a.type != TREAD_ARG_INT)
+        return -12345;
+    return a.v.i;
+}
+
+static int arg_str_is(size_t i, const char *key, const char *want)
+{
+    tread_arg a;
+    tread_args args = args_of(&C.ev[i].args);
+    return tread_args_find(&args, key, strlen(key), &a) && a.type == TREAD_ARG_STRING &&
+           a.v.s.len == strlen(want) && memcmp(a.v.s.ptr, want, a.v.s.len) == 0;
+}
+
+static void test_process_dump(void)
+{
+    snprintf(buf, sizeof buf,
+             "<!DOCTYPE html>\n<html><body>\n"
+             "  <script class=\"trace-data\" type=\"application/text\">\n%s  </script>\n"
+             "  <script class=\"trace-data\" type=\"application/text\">\n%s  </script>\n"
+             "  <script class=\"trace-data\" type=\"application/text\">\n"
+             "CGROUP DUMP\n#subsys_name\thierarchy\tnum_cgroups\tenabled\ncpuset\t3\t6\t1\n"
+             "# cgroup task attachment\n/foreground (root=3) : 1234 1240\n  </script>\n"
+             "  <script class=\"trace-data\" type=\"application/text\">\n"
+             "# tracer: \nCGROUP DUMP\ncpuset\t3\t6\t1\n  </script>\n"
+             "</body></html>\n",
+             FTRACE_TEXT, PDUMP_TEXT);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nwarn, 0);
+    CHECK_EQ_INT(C.nev, 3 + 4 + 4);
+    check_ftrace_events(0);
+    if (C.nev != 11)
+        return;
+    /* processes: pid, name, ppid, user and uid, sizes, state, comm */
+    for (size_t i = 3; i < 7; i++) {
+        CHECK_EQ_INT(C.ev[i].kind, TREAD_EVENT_METADATA);
+        CHECK_EQ_INT(C.ev[i].meta, TREAD_META_PROCESS_NAME);
+        CHECK_EQ_INT(C.ev[i].format, TREAD_FORMAT_SYSTRACE);
+        CHECK(C.ev[i].flags & TREAD_HAS_PID);
+        CHECK(!(C.ev[i].flags & (TREAD_HAS_TID | TREAD_HAS_TS)));
+        CHECK_EQ_INT(arg_int(i, "ppid"), i == 3 ? 0 : 610);
+    }
+    CHECK_EQ_INT(C.ev[3].pid, 1);
+    CHECK_STR(C.ev[3].meta_str, "init");
+    CHECK_EQ_INT(arg_int(3, "uid"), 0);
+    CHECK_EQ_INT(arg_int(3, "vsz"), 10782796);
+    CHECK_EQ_INT(arg_int(3, "rss"), 9868);
+    CHECK(arg_str_is(3, "wchan", "do_epoll_wait"));
+    CHECK(arg_str_is(3, "state", "S"));
+    CHECK_EQ_INT(C.ev[4].pid, 1234);
+    CHECK_STR(C.ev[4].meta_str, "com.example.app");
+    CHECK(arg_str_is(4, "user", "u10_a123"));
+    CHECK_EQ_INT(arg_int(4, "uid"), 1010123);
+    CHECK_EQ_INT(C.ev[4].offset, offset_of(buf, "u10_a123      1234   610", 0));
+    CHECK_STR(C.ev[5].meta_str, "system_server");
+    CHECK(arg_str_is(5, "comm", "system server"));
+    CHECK_EQ_INT(arg_int(5, "uid"), -12345); /* "system": a device table */
+    CHECK_EQ_INT(arg_int(6, "uid"), 99007);
+    /* threads: pid, tid, the name with its blanks */
+    for (size_t i = 7; i < 11; i++) {
+        CHECK_EQ_INT(C.ev[i].meta, TREAD_META_THREAD_NAME);
+        CHECK((C.ev[i].flags & (TREAD_HAS_PID | TREAD_HAS_TID)) == (TREAD_HAS_PID | TREAD_HAS_TID));
+    }
+    CHECK_EQ_INT(C.ev[7].pid, 1);
+    CHECK_EQ_INT(C.ev[7].tid, 1);
+    CHECK_EQ_INT(C.ev[8].pid, 1234);
+    CHECK_EQ_INT(C.ev[8].tid, 1240);
+    CHECK_STR(C.ev[8].meta_str, "RenderThread");
+    CHECK_STR(C.ev[9].meta_str, "hwuiTask 1");
+    CHECK_STR(C.ev[10].meta_str, "Binder:1234_1");
+    CHECK_EQ_INT(arg_int(10, "uid"), 2001);
+    CHECK_EQ_INT(counter_of("data_blocks"), 4);
+    CHECK_EQ_INT(counter_of("process_dump_blocks"), 1);
+    CHECK_EQ_INT(counter_of("process_dump_processes"), 4);
+    CHECK_EQ_INT(counter_of("process_dump_threads"), 4);
+    CHECK_EQ_INT(counter_of("process_dump_lines_skipped"), 0);
+    CHECK_EQ_INT(counter_of("cgroup_dump_blocks"), 2);
+    CHECK_EQ_INT(counter_of("cgroup_dump_lines"), 5 + 3);
+    every_chunk_size_agrees(buf, strlen(buf), NULL, __LINE__);
+
+    /* lines tread cannot read: the legacy listing, a short line, text
+     * before any header: one unknown_record per block, all counted */
+    snprintf(buf, sizeof buf,
+             "<html><script class=\"trace-data\">\nPROCESS DUMP\n"
+             "USER     PID   PPID  VSIZE  RSS     WCHAN    PC         NAME\n"
+             "root      1     0     8904   788   ffffffff 00000000 S /init\n"
+             "root      2     0     0      0     ffffffff 00000000 S kthreadd\n"
+             "USER PID PPID VSZ RSS WCHAN PC S NAME COMMAND\n"
+             "root 3 x 1 1 0 0 S a a\n"
+             "root 4 0 1 1 0 0 S b b\n"
+             "</script>\n<script class=\"trace-data\">\nPROCESS DUMP\nstray text\n</script></html>");
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 1);
+    CHECK_EQ_INT(C.ev[0].pid, 4);
+    CHECK_EQ_INT(C.nwarn, 2);
+    CHECK(has_warning_at(TREAD_WARN_UNKNOWN_RECORD, offset_of(buf, "root      1", 0)));
+    CHECK(has_warning_at(TREAD_WARN_UNKNOWN_RECORD, offset_of(buf, "stray", 0)));
+    CHECK_EQ_INT(counter_of("process_dump_lines_skipped"), 4);
+    every_chunk_size_agrees(buf, strlen(buf), NULL, __LINE__);
+
+    /* a line past max-line-bytes: skipped and counted; a block cut short
+     * without a line break still gives its last line */
+    static char big[6000];
+    memset(big, 'x', 400);
+    big[400] = 0;
+    snprintf(buf, sizeof buf,
+             "<html><script class=\"trace-data\">\nPROCESS DUMP\nUSER PID TID CMD\n"
+             "root 1 1 %s\nroot 1 2 ok\nroot 1 3 last", big);
+    const int64_t opts[] = {TREAD_OPT_MAX_LINE_BYTES, 256, 0};
+    PARSE_OPTS(buf, opts);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 2);
+    if (C.nev == 2) {
+        CHECK_STR(C.ev[0].meta_str, "ok");
+        CHECK_STR(C.ev[1].meta_str, "last");
+    }
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_UNKNOWN_RECORD), 1);
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_TRUNCATED_EVENT), 1);
+    CHECK_EQ_INT(counter_of("process_dump_lines_skipped"), 1);
+}
+
 int main(void)
 {
     test_trace_data_text();
@@ -343,5 +495,6 @@ int main(void)
     test_ctrace();
     test_damaged();
     test_end_offsets();
+    test_process_dump();
     return TEST_EXIT();
 }
