@@ -443,6 +443,9 @@ typedef enum tread_warning_kind {
                                       dropped */
     TREAD_WARN_CLOCK,              /* a timestamp that could not be moved
                                       onto the trace clock: raw value kept */
+    TREAD_WARN_FORMAT_MISMATCH,    /* TREAD_OPT_FORMAT forced a format the
+                                      sniffer does not see in the input:
+                                      the message says what it saw */
     TREAD_WARN_KIND_COUNT_
 } tread_warning_kind;
 
