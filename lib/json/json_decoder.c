@@ -513,17 +513,17 @@ static void keep_after_good(json_decoder *d, const unsigned char *s, size_t n)
     if (d->after_good_off != d->last_good_off) {
         d->after_good_off = d->last_good_off;
         d->after_good_len = 0;
-        /* a token confirmed in this slice may end in the one before (a
-         * number ends when the next byte comes) */
-        d->after_good_lost = d->last_good_off < d->slice_off;
     }
-    if (d->after_good_lost || d->after_good_len == JSON_AFTER_GOOD_MAX)
-        return;
+    /* Bytes between what is kept and this slice went round yajl: blanks
+     * the fast path took (it takes commas only with the record after
+     * them, which moves last_good_off), or the blanks before a number
+     * that yajl confirmed in the next slice. Kept as blanks. */
+    while (d->after_good_len < JSON_AFTER_GOOD_MAX &&
+           d->after_good_off + d->after_good_len < d->slice_off)
+        d->after_good[d->after_good_len++] = ' ';
     uint64_t from = d->after_good_off + d->after_good_len;
-    if (from < d->slice_off || from >= end) {
-        d->after_good_lost = from < d->slice_off;
+    if (d->after_good_len == JSON_AFTER_GOOD_MAX || from >= end)
         return;
-    }
     size_t take = (size_t)(end - from);
     if (take > JSON_AFTER_GOOD_MAX - d->after_good_len)
         take = JSON_AFTER_GOOD_MAX - d->after_good_len;
@@ -532,14 +532,12 @@ static void keep_after_good(json_decoder *d, const unsigned char *s, size_t n)
 }
 
 /* The byte at input offset off, from after_good or the slice s; -1 when
- * neither holds it (bytes before the slice read by the fast path, which
- * reads whole records and the blanks and commas between them). */
+ * neither holds it. */
 static int byte_at(const json_decoder *d, const unsigned char *s, size_t n, uint64_t off)
 {
     if (off >= d->slice_off && off - d->slice_off < n)
         return s[off - d->slice_off];
-    if (!d->after_good_lost && d->after_good_off == d->last_good_off &&
-        off >= d->after_good_off && off - d->after_good_off < d->after_good_len)
+    if (d->after_good_off == d->last_good_off && off >= d->after_good_off && off - d->after_good_off < d->after_good_len)
         return d->after_good[off - d->after_good_off];
     return -1;
 }
@@ -550,8 +548,8 @@ static int json_space(int c)
 }
 
 /* The first non-blank byte at or after off, within JSON_AFTER_GOOD_MAX of
- * last_good_off (bytes not held, before the slice, were read without an
- * error: blanks or a separator, skipped); UINT64_MAX when not found. */
+ * last_good_off (which after_good and the slice cover); UINT64_MAX when
+ * there is none. */
 static uint64_t next_token(const json_decoder *d, const unsigned char *s, size_t n, uint64_t off)
 {
     for (; off < d->last_good_off + JSON_AFTER_GOOD_MAX && off < d->slice_off + n; off++) {
@@ -574,7 +572,8 @@ static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
      * token (yajl's position), or, for a byte that starts no token, just
      * before it (it was consumed). A parse error is a whole token in the
      * wrong place: its first byte, after the last good token, blanks and
-     * at most one separator that was not itself the offence. At the end
+     * at most one separator that was not itself the offence (a trailing
+     * comma is). At the end
      * of input (s NULL), or when those bytes were not kept, the end of the
      * last good token is what is known. */
     uint64_t at = d->last_good_off;
@@ -583,8 +582,14 @@ static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
         if (strncmp(m, "parse error", 11) == 0) {
             uint64_t t = next_token(d, s, n, d->last_good_off);
             int c = t == UINT64_MAX ? -1 : byte_at(d, s, n, t);
-            if ((c == ',' || c == ':') && pos != t + 1)
-                t = next_token(d, s, n, t + 1);
+            if ((c == ',' || c == ':') && pos != t + 1) {
+                /* a trailing comma is the offence itself, where the
+                 * lenient mode's warning points */
+                uint64_t u = next_token(d, s, n, t + 1);
+                int cu = u == UINT64_MAX ? -1 : byte_at(d, s, n, u);
+                if (!(c == ',' && (cu == ']' || cu == '}')))
+                    t = u;
+            }
             if (t != UINT64_MAX)
                 at = t;
         } else {

@@ -88,7 +88,6 @@ typedef struct json_decoder {
     unsigned char after_good[JSON_AFTER_GOOD_MAX];
     size_t after_good_len;
     uint64_t after_good_off;  /* == last_good_off when after_good is valid */
-    int after_good_lost;      /* bytes after last_good_off were not seen */
 
     /* a lenient NaN/Infinity standing in as "0" */
     int special;

@@ -415,16 +415,23 @@ static void test_syntax_offsets(void)
         {"[{\"ph\":\"X\",\"name\":\"a\x01\"}]", "\x01"},
         {"[{\"ph\":\"X\",\"ts\":-}]", "}]"},
         {"[{\"ph\":\"B\"},\n\n   ?]", "?"},
+        {"[{\"ph\":\"B\"} , ]", ", ]"},
+        {"{\"traceEvents\":[{\"ph\":\"B\"},]}", ",]"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        parse_at(t[i].doc, strlen(t[i].doc), NULL, __LINE__);
-        CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
-        CHECK_EQ_INT(C.error, TREAD_ERROR_SYNTAX);
-        uint64_t at = offset_of(t[i].doc, t[i].bad, 0);
-        if (C.error_offset != at)
-            fprintf(stderr, "  %s: error at %llu, offending byte %llu\n", t[i].doc,
-                    (unsigned long long)C.error_offset, (unsigned long long)at);
-        CHECK_EQ_INT(C.error_offset, at);
+        /* a trailing comma is an error in strict mode only */
+        int lenient_too = strstr(t[i].bad, ",") != t[i].bad;
+        for (int strict = !lenient_too; strict < 2; strict++) {
+            parse_at(t[i].doc, strlen(t[i].doc), strict ? STRICT : NULL, __LINE__);
+            CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
+            CHECK_EQ_INT(C.error, TREAD_ERROR_SYNTAX);
+            uint64_t at = offset_of(t[i].doc, t[i].bad, 0);
+            if (C.error_offset != at)
+                fprintf(stderr, "  %s (strict %d): error at %llu, offending byte %llu\n",
+                        t[i].doc, strict, (unsigned long long)C.error_offset,
+                        (unsigned long long)at);
+            CHECK_EQ_INT(C.error_offset, at);
+        }
     }
 }
 
