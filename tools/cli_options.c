@@ -78,8 +78,8 @@ static const char cat_help[] =
 "Every event as one JSON object per line (NDJSON, doc/cli-ndjson.md).\n"
 "\n"
 "Filters (all given must hold; each may be repeated, any value matching):\n"
-"  --kind K[,K...]        event kinds: complete, begin, end, instant,\n"
-"                         counter, async_begin, ... (tread(1) lists them)\n"
+"  --kind K[,K...]        event kinds: complete, slice_begin, slice_end,\n"
+"                         instant, counter, async_begin, ... (tread(1))\n"
 "  --name PATTERN         the name starts with PATTERN, or matches it whole\n"
 "                         as a glob when it holds * ? or [\n"
 "  --cat PATTERN          the same for the category text\n"
@@ -333,7 +333,7 @@ static int set_value(cli_options *opt, value_opt which, const char *name,
         break;
     case OPT_KIND:
         rc = parse_kinds(val, &opt->filter);
-        why = "kinds are complete, begin, end, instant, counter, ... (tread help cat)";
+        why = "kinds are complete, slice_begin, slice_end, instant, counter, ... (tread(1))";
         break;
     case OPT_NAME:
     case OPT_CAT:
@@ -415,7 +415,7 @@ static int positional(cli_options *opt, const char *a, int *npos)
         if (*npos > 1 || opt->help_command != CLI_CMD_NONE)
             return usage_error(opt, "unexpected argument", a);
         opt->help_command = command_by_name(a);
-        if (opt->help_command == CLI_CMD_NONE || opt->help_command == CLI_CMD_HELP) {
+        if (opt->help_command == CLI_CMD_NONE) {
             opt->help_command = CLI_CMD_NONE;
             return usage_error(opt, "no help for", a);
         }
@@ -537,7 +537,7 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
     event_filter_finish(&opt->filter);
     if (opt->command == CLI_CMD_HELP) {
         opt->show_help = 1;
-        opt->command = opt->help_command;
+        opt->command = opt->help_command; /* `tread help help`: CLI_CMD_HELP */
         return 0;
     }
     if (opt->show_help || opt->show_version)
