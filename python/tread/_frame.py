@@ -119,7 +119,8 @@ def frame(source, columns=None, args=None, **filters):
         data[name] = _column(np, pd, raw["columns"][name], rows)
     for key in keys:
         data[key] = _arg_column(np, pd, raw["args"][key], rows)
-    df = pd.DataFrame(data, columns=list(columns) + list(keys), copy=False)
+    # no columns=: with it pandas goes through an object Series of the arrays
+    df = pd.DataFrame(data, copy=False)
     for key, dtype in dtypes.items():
         if dtype is not None:
             df[key] = df[key].astype(dtype)

@@ -187,11 +187,11 @@ def _meta(columns, keys, dtypes, file_names, all_files):
         for col in ("process_name", "thread_name"):
             df[col] = pd.Categorical([], categories=pd.Index([], dtype=object))
     df["file"] = pd.Categorical([], categories=pd.Index(all_files, dtype=object))
+    from dask.dataframe.utils import clear_known_categories
     fixed = ("kind", "format", "meta", "track_kind", "scope", "file")
-    for col in df.columns:
-        if isinstance(df[col].dtype, pd.CategoricalDtype) and col not in fixed:
-            df[col] = df[col].cat.as_unknown()
-    return df
+    unknown = [c for c in df.columns
+               if isinstance(df[c].dtype, pd.CategoricalDtype) and c not in fixed]
+    return clear_known_categories(df, cols=unknown) if unknown else df
 
 
 def read_traces(paths, columns=None, args=None, partition_bytes=None, names=True,
