@@ -1,6 +1,7 @@
 /*
- * The module tread: open(), stats(), the exceptions, the kind names.
- * See doc/python.md.
+ * The extension tread._tread: open(), stats(), the exceptions, the kind
+ * names; the package tread (python/tread/__init__.py) re-exports them and
+ * adds frame() and the submodule tread.dask. See doc/python.md.
  */
 #include "py_module.h"
 
@@ -88,6 +89,12 @@ static PyMethodDef module_methods[] = {
     {"stats", KW_FUNC(tpy_stats), METH_VARARGS | METH_KEYWORDS,
      "stats(source, format=None, top=10, **options) -> dict\n\n"
      "What `tread stats --json` says about the trace, as a dict."},
+    {"_frame", KW_FUNC(tpy_frame), METH_VARARGS | METH_KEYWORDS,
+     "_frame(source, columns, arg_keys, format=None, **options) -> dict\n--\n\n"
+     "The columns of tread.frame() as raw buffers (see python/tread/_frame.py)."},
+    {"_event", tpy_event_restore, METH_VARARGS,
+     "_event(fields, flags, /)\n--\n\n"
+     "The Event whose to_dict() is fields (unpickling)."},
     {"_live_parsers", live_parsers, METH_NOARGS,
      "_live_parsers() -> int: parsers not yet freed (for tests)"},
     {NULL, NULL, 0, NULL}
@@ -95,7 +102,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "tread",
+    .m_name = "tread._tread",
     .m_doc = "Streaming reader for Chrome JSON, Perfetto, Fuchsia (FXT), ftrace and "
              "systrace traces (libtread). See doc/python.md.",
     .m_size = -1,
@@ -112,11 +119,12 @@ static PyObject *new_error(PyObject *m, const char *name, PyObject *base, const 
     return e;
 }
 
-PyMODINIT_FUNC PyInit_tread(void);
+PyMODINIT_FUNC PyInit__tread(void);
 
-PyMODINIT_FUNC PyInit_tread(void)
+PyMODINIT_FUNC PyInit__tread(void)
 {
-    if (PyType_Ready(&tpy_EventType) < 0 || PyType_Ready(&tpy_ReaderType) < 0)
+    if (PyType_Ready(&tpy_EventType) < 0 || PyType_Ready(&tpy_ReaderType) < 0 ||
+        PyType_Ready(&tpy_BufferType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
@@ -165,6 +173,16 @@ PyMODINIT_FUNC PyInit_tread(void)
     }
     Py_INCREF(&tpy_EventType);
     Py_INCREF(&tpy_ReaderType);
+    Py_INCREF(&tpy_BufferType);
+    if (PyModule_AddObject(m, "_Buffer", (PyObject *)&tpy_BufferType) != 0) {
+        Py_DECREF(&tpy_BufferType);
+        goto fail;
+    }
+    PyObject *columns = tpy_frame_columns();
+    if (!columns || PyModule_AddObject(m, "COLUMNS", columns) != 0) {
+        Py_XDECREF(columns);
+        goto fail;
+    }
     if (PyModule_AddObject(m, "Event", (PyObject *)&tpy_EventType) != 0 ||
         PyModule_AddObject(m, "Reader", (PyObject *)&tpy_ReaderType) != 0 ||
         PyModule_AddStringConstant(m, "__version__", tread_version()) != 0)

@@ -1,7 +1,8 @@
 /*
  * The Python module tread (doc/python.md): what its files share.
  *
- * py_module.c  the module: open(), stats(), exceptions, constants
+ * py_module.c  the extension tread._tread: open(), stats(), exceptions,
+ *              constants (re-exported by the package tread)
  * py_reader.c  tread.Reader: the iterator that drives a parser in batches
  * py_event.c   tread.Event: one event, copied out of the parser's buffers
  * py_args.c    arguments: flattened to a private byte form at event time,
@@ -9,6 +10,9 @@
  * py_filter.c  the filter pushed down to C (kinds, prefixes, time window)
  * py_options.c keyword arguments: parser limits, warnings, filter
  * py_stats.c   stats(): the CLI's own stats code (tools/libtreadstats)
+ * py_frame.c   _frame(): the columns of tread.frame(), filled in C
+ * tread/       the package: __init__.py (the names of _tread, frame()),
+ *              _frame.py (the DataFrame from the columns), dask.py
  *
  * Python.h must come first in every file of the module.
  */
@@ -61,6 +65,12 @@ int tpy_args_flatten(tpy_buf *b, const tread_args *a);
 /* A dict (top-level keys) or a list (keyless entries, e.g. a JSON
  * "stack" array) from the flattened form. */
 PyObject *tpy_args_build(const unsigned char *p, size_t len, int as_list);
+
+/* Appends a dict (keyed entries) or a list/tuple (keyless) of Python
+ * values (None, bool, int, float, str, bytes, dict, list) in the
+ * flattened form: the inverse of tpy_args_build, for unpickling. 0, or -1
+ * with an exception set. */
+int tpy_args_from_py(tpy_buf *b, PyObject *obj, int depth);
 
 /* ---- the filter (py_filter.c) ----------------------------------------- */
 
@@ -146,9 +156,19 @@ extern PyTypeObject tpy_ReaderType;
 PyObject *tpy_event_new(const tread_event *ev, int capture_args,
                         tpy_buf *scratch);
 
+/* tread.Event's pickling: tread._tread._event(fields, flags) rebuilds
+ * the event Event.__reduce__ took apart (fields: to_dict()). */
+PyObject *tpy_event_restore(PyObject *self, PyObject *args);
+
 /* tread.open() and tread.stats(). */
 PyObject *tpy_open(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *tpy_stats(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* tread._frame(): the columns of tread.frame() (py_frame.c), and
+ * tread.COLUMNS, the names it knows. */
+extern PyTypeObject tpy_BufferType;
+PyObject *tpy_frame(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *tpy_frame_columns(void);
 
 /* Parsers alive right now (tests check that a reader frees its own). */
 extern Py_ssize_t tpy_live_parsers;
