@@ -545,9 +545,11 @@ PyObject *tpy_event_restore(PyObject *self, PyObject *args)
 
 static PyMethodDef event_methods[] = {
     {"to_dict", event_to_dict, METH_NOARGS,
-     "to_dict() -> dict of the fields that are set (args included)"},
+     "to_dict($self, /)\n--\n\n"
+     "A dict of the fields that are set (args included)."},
     {"__reduce__", event_reduce, METH_NOARGS,
-     "__reduce__() -> (tread._tread._event, (to_dict(), flags)): pickling"},
+     "__reduce__($self, /)\n--\n\n"
+     "Pickling: (tread._tread._event, (to_dict(), flags))."},
     {NULL, NULL, 0, NULL}
 };
 

@@ -7,7 +7,8 @@
  * py_event.c   tread.Event: one event, copied out of the parser's buffers
  * py_args.c    arguments: flattened to a private byte form at event time,
  *              turned into a dict only when .args is read
- * py_filter.c  the filter pushed down to C (kinds, prefixes, time window)
+ * py_filter.c  the filter pushed down to C: tools/event_filter.c, the one
+ *              `tread cat` uses, from keyword values
  * py_options.c keyword arguments: parser limits, warnings, filter
  * py_stats.c   stats(): the CLI's own stats code (tools/libtreadstats)
  * py_frame.c   _frame(): the columns of tread.frame(), filled in C
@@ -74,25 +75,27 @@ int tpy_args_from_py(tpy_buf *b, PyObject *obj, int depth);
 
 /* ---- the filter (py_filter.c) ----------------------------------------- */
 
-typedef struct tpy_prefixes {
-    char **v;          /* UTF-8, owned */
-    size_t *len;
-    size_t n;
-} tpy_prefixes;
+/* The CLI's filter (tools/event_filter.h: `tread cat --kind --name ...`),
+ * from keyword values. */
+#include "event_filter.h"
 
 typedef struct tpy_filter {
     int active;                 /* any part set */
-    int has_kinds;
-    uint64_t kinds;             /* bit k: tread_event_kind k passes */
-    tpy_prefixes names, cats;   /* n == 0: no condition */
-    int has_start, has_end;
-    int64_t start, end;         /* ns: events overlapping [start, end) */
+    event_filter ef;
 } tpy_filter;
 
-/* From the keyword values (any may be NULL or None). 0, or -1 with an
- * exception set. */
+/* From the keyword values (any may be NULL or None): kinds (an iterable
+ * of kind names), name_prefix and cat_prefix (a str or an iterable of
+ * str: prefixes), start and end (ns: an int, or a str with a unit such as
+ * "1.5s"). 0, or -1 with an exception set. */
 int tpy_filter_init(tpy_filter *f, PyObject *kinds, PyObject *name_prefix,
                     PyObject *cat_prefix, PyObject *start, PyObject *end);
+/* The same with name and cat (patterns as `tread cat --name`: a prefix,
+ * or a glob when they hold * ? or [) and pid and tid (an int or an
+ * iterable of int). */
+int tpy_filter_init_ex(tpy_filter *f, PyObject *kinds, PyObject *name_prefix,
+                       PyObject *cat_prefix, PyObject *start, PyObject *end, PyObject *name,
+                       PyObject *cat, PyObject *pid, PyObject *tid);
 void tpy_filter_free(tpy_filter *f);
 int tpy_filter_pass(const tpy_filter *f, const tread_event *ev);
 
