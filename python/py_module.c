@@ -7,9 +7,7 @@
 
 #include <string.h>
 
-#ifndef TPY_DOC_PATH /* python/Makefile.inc: $(docdir)/python.md */
-#define TPY_DOC_PATH "doc/python.md"
-#endif
+#include "py_docpath.h" /* TPY_DOC_PATH: $(docdir)/python.md (python/Makefile.inc) */
 
 PyObject *tpy_Error, *tpy_ParseError, *tpy_FormatError, *tpy_LimitError;
 PyObject *tpy_Warning;
