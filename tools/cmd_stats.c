@@ -86,11 +86,22 @@ static int stats_in_ranges(stats_run *sr, const cli_options *opt, int n, uint64_
     if (rc == 0)
         rc = cli_strict_count(&r.diag, opt, r.st.warnings);
     if (rc != EXIT_USAGE) {
-        tread_stats none;
-        memset(&none, 0, sizeof none);
-        int rc2 = r.opened ? report(sr, opt, &r.cols[0], &r.st, r.counters, r.n_counters,
-                                    r.last, &r.diag)
-                           : report(sr, opt, &r.cols[0], &none, NULL, 0, &r.ins[0], &r.diag);
+        int rc2;
+        if (r.opened) {
+            rc2 = report(sr, opt, &r.cols[0], &r.st, r.counters, r.n_counters, r.last, &r.diag);
+        } else {
+            /* never read (unopenable, or out of memory before): the error
+             * alone, from the range that has it when there is one */
+            tread_stats none;
+            cli_input nomem;
+            memset(&none, 0, sizeof none);
+            memset(&nomem, 0, sizeof nomem);
+            nomem.failed = 1;
+            nomem.error_name = tread_error_name(TREAD_ERROR_NOMEM);
+            snprintf(nomem.error_message, sizeof nomem.error_message, "out of memory");
+            const cli_input *in = r.last && r.last->error_name ? r.last : &nomem;
+            rc2 = report(sr, opt, NULL, &none, NULL, 0, in, &r.diag);
+        }
         if (rc == 0)
             rc = rc2;
     }
