@@ -50,6 +50,10 @@ int main(int argc, char **argv)
     return ok ? 0 : 1;
 }
 C
+if [ "${enable_sanitizers:-no}" = yes ]; then
+    echo "SKIP (static part): sanitizer build (no static sanitizer runtime to link)"
+    finish
+fi
 printf 'int main(void) { return 0; }\n' >"$tmp/hello.c"
 if ! "$cc" -static "$tmp/hello.c" -o "$tmp/hello" 2>/dev/null; then
     echo "SKIP (static part): $cc cannot link a static program here (no static C library)"

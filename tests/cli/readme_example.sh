@@ -16,8 +16,11 @@ fi
 sed -n '/^A program that counts slices per thread:/,/^Build it with/p' "$top_srcdir/README" |
     sed -n 's/^    //p' >"$tmp/count.c"
 check "the example is found in the README" grep -q 'tread_parse_path' "$tmp/count.c"
-check "the example compiles" "$cc" -std=c11 -Wall -Wextra -Werror -I"$top_srcdir/include" \
-    "$tmp/count.c" -o "$tmp/count" -L"$top_builddir/lib/.libs" -ltread
+# with the build's flags (a sanitizer build's library needs its runtime)
+# shellcheck disable=SC2086
+check "the example compiles" "$cc" -std=c11 -Wall -Wextra -Werror $TREAD_TEST_CFLAGS \
+    -I"$top_srcdir/include" "$tmp/count.c" -o "$tmp/count" $TREAD_TEST_LDFLAGS \
+    -L"$top_builddir/lib/.libs" -ltread
 LD_LIBRARY_PATH="$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export LD_LIBRARY_PATH
 
