@@ -455,6 +455,9 @@ typedef enum tread_warning_kind {
                                       nodes, TREAD_OPT_MAX_PROFILE_NODES):
                                       what did not fit is delivered less
                                       resolved */
+    TREAD_WARN_FORMAT_MISMATCH,    /* TREAD_OPT_FORMAT forced a format the
+                                      sniffer does not see in the input:
+                                      the message says what it saw */
     TREAD_WARN_KIND_COUNT_
 } tread_warning_kind;
 

@@ -215,3 +215,105 @@ PyObject *tpy_args_build(const unsigned char *p, size_t len, int as_list)
         Py_CLEAR(c);
     return c;
 }
+
+/* ---- from Python (unpickling an Event) -------------------------------- */
+
+static int put_entry(tpy_buf *b, tread_arg_type t, PyObject *key, const void *v, size_t vlen,
+                     int with_len)
+{
+    Py_ssize_t klen = 0;
+    const char *k = NULL;
+    if (key) {
+        if (!PyUnicode_Check(key)) {
+            PyErr_SetString(PyExc_TypeError, "Event args: keys must be str");
+            return -1;
+        }
+        if (!(k = PyUnicode_AsUTF8AndSize(key, &klen)))
+            return -1;
+    }
+    if (tpy_buf_reserve(b, 1 + 8 + (size_t)klen + 8 + vlen) != 0)
+        return -1;
+    unsigned char tb = (unsigned char)t;
+    put(b, &tb, 1);
+    put_u64(b, k ? (uint64_t)klen + 1 : 0);
+    if (klen)
+        put(b, k, (size_t)klen);
+    if (with_len)
+        put_u64(b, vlen);
+    if (vlen)
+        put(b, v, vlen);
+    return 0;
+}
+
+static int from_py(tpy_buf *b, PyObject *key, PyObject *v, int depth)
+{
+    if (depth > TREAD_ARGS_ITER_MAX_NEST) {
+        PyErr_SetString(PyExc_ValueError, "Event args: nested too deeply");
+        return -1;
+    }
+    if (v == Py_None)
+        return put_entry(b, TREAD_ARG_NULL, key, NULL, 0, 0);
+    if (PyBool_Check(v)) {
+        unsigned char x = v == Py_True;
+        return put_entry(b, TREAD_ARG_BOOL, key, &x, 1, 0);
+    }
+    if (PyLong_Check(v)) {
+        int overflow;
+        long long i = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (!overflow) {
+            if (i == -1 && PyErr_Occurred())
+                return -1;
+            int64_t x = i;
+            return put_entry(b, TREAD_ARG_INT, key, &x, 8, 0);
+        }
+        uint64_t u = PyLong_AsUnsignedLongLong(v);
+        if (u == (uint64_t)-1 && PyErr_Occurred())
+            return -1;
+        return put_entry(b, TREAD_ARG_UINT, key, &u, 8, 0);
+    }
+    if (PyFloat_Check(v)) {
+        double d = PyFloat_AS_DOUBLE(v);
+        return put_entry(b, TREAD_ARG_DOUBLE, key, &d, 8, 0);
+    }
+    if (PyUnicode_Check(v)) {
+        Py_ssize_t n;
+        const char *s = PyUnicode_AsUTF8AndSize(v, &n);
+        return s ? put_entry(b, TREAD_ARG_STRING, key, s, (size_t)n, 1) : -1;
+    }
+    if (PyBytes_Check(v))
+        return put_entry(b, TREAD_ARG_BYTES, key, PyBytes_AS_STRING(v),
+                         (size_t)PyBytes_GET_SIZE(v), 1);
+    if (PyDict_Check(v) || PyList_Check(v) || PyTuple_Check(v)) {
+        int dict = PyDict_Check(v);
+        if (put_entry(b, dict ? TREAD_ARG_DICT_BEGIN : TREAD_ARG_ARRAY_BEGIN, key, NULL, 0,
+                      0) != 0 ||
+            tpy_args_from_py(b, v, depth + 1) != 0)
+            return -1;
+        return put_entry(b, dict ? TREAD_ARG_DICT_END : TREAD_ARG_ARRAY_END, NULL, NULL, 0, 0);
+    }
+    PyErr_Format(PyExc_TypeError, "Event args: %.100s is not an argument value",
+                 Py_TYPE(v)->tp_name);
+    return -1;
+}
+
+int tpy_args_from_py(tpy_buf *b, PyObject *obj, int depth)
+{
+    if (PyDict_Check(obj)) {
+        PyObject *k, *v;
+        Py_ssize_t pos = 0;
+        while (PyDict_Next(obj, &pos, &k, &v))
+            if (from_py(b, k, v, depth) != 0)
+                return -1;
+        return 0;
+    }
+    PyObject *seq = PySequence_Fast(obj, "Event args: a dict or a list");
+    if (!seq)
+        return -1;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); i++)
+        if (from_py(b, NULL, PySequence_Fast_GET_ITEM(seq, i), depth) != 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    Py_DECREF(seq);
+    return 0;
+}

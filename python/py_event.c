@@ -27,6 +27,11 @@ typedef struct TreadEvent {
     X(bind_id) X(cname) X(sf) X(esf) X(parent) X(series) X(value_text)        \
     X(meta_str) X(provider_name)
 
+/* The Event for ev, whose args, stack and estack are already flattened
+ * into scratch (the three lengths given). */
+static PyObject *event_alloc(const tread_event *ev, int capture_args, const tpy_buf *scratch,
+                             size_t args_len, size_t stack_len, size_t estack_len);
+
 PyObject *tpy_event_new(const tread_event *ev, int capture_args,
                         tpy_buf *scratch)
 {
@@ -43,6 +48,12 @@ PyObject *tpy_event_new(const tread_event *ev, int capture_args,
             return NULL;
         estack_len = scratch->len - args_len - stack_len;
     }
+    return event_alloc(ev, capture_args, scratch, args_len, stack_len, estack_len);
+}
+
+static PyObject *event_alloc(const tread_event *ev, int capture_args, const tpy_buf *scratch,
+                             size_t args_len, size_t stack_len, size_t estack_len)
+{
     size_t size = (ev->flow_ids.n + ev->terminating_flow_ids.n) * sizeof(uint64_t);
 #define SIZE_OF(f) size += ev->f.ptr ? ev->f.len : 0;
     EV_STRINGS(SIZE_OF)
@@ -341,9 +352,204 @@ static PyObject *event_repr(PyObject *self)
     return r;
 }
 
+/* ---- pickling: to_dict() and the flags, and back ---------------------- */
+
+static PyObject *event_reduce(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    static PyObject *restore;
+    if (!restore) {
+        PyObject *m = PyImport_ImportModule("tread._tread");
+        restore = m ? PyObject_GetAttrString(m, "_event") : NULL;
+        Py_XDECREF(m);
+        if (!restore)
+            return NULL;
+    }
+    PyObject *d = event_to_dict(self, NULL);
+    if (!d)
+        return NULL;
+    PyObject *r = Py_BuildValue("(O(Ok))", restore, d,
+                                (unsigned long)((TreadEvent *)self)->ev.flags);
+    Py_DECREF(d);
+    return r;
+}
+
+/* Names back to enums: the index whose name is s, or -1. */
+static int name_index(PyObject *s, const char *(*name)(int), int n)
+{
+    const char *u = s && PyUnicode_Check(s) ? PyUnicode_AsUTF8(s) : NULL;
+    for (int i = 0; u && i < n; i++)
+        if (strcmp(u, name(i)) == 0)
+            return i;
+    return -1;
+}
+
+static const char *kind_name(int i) { return tread_event_kind_name((tread_event_kind)i); }
+static const char *format_name(int i) { return tread_format_name((tread_format)i); }
+static const char *meta_name(int i) { return tread_meta_name((tread_meta)i); }
+static const char *track_kind_name(int i) { return tread_track_kind_name((tread_track_kind)i); }
+static const char *scope_name(int i)
+{
+    static const char *const v[] = {"", "thread", "process", "global"};
+    return v[i];
+}
+
+typedef struct restore_ctx {
+    PyObject *d;
+    int failed;
+} restore_ctx;
+
+static PyObject *item(restore_ctx *c, const char *k)
+{
+    PyObject *v = PyDict_GetItemString(c->d, k);
+    return v == Py_None ? NULL : v;
+}
+
+static int64_t get_i64(restore_ctx *c, const char *k)
+{
+    PyObject *v = item(c, k);
+    if (!v)
+        return 0;
+    long long x = PyLong_AsLongLong(v);
+    if (x == -1 && PyErr_Occurred())
+        c->failed = 1;
+    return x;
+}
+
+static uint64_t get_u64(restore_ctx *c, const char *k)
+{
+    PyObject *v = item(c, k);
+    if (!v)
+        return 0;
+    unsigned long long x = PyLong_AsUnsignedLongLong(v);
+    if (x == (unsigned long long)-1 && PyErr_Occurred())
+        c->failed = 1;
+    return x;
+}
+
+static tread_str get_str(restore_ctx *c, const char *k)
+{
+    tread_str s = {NULL, 0};
+    PyObject *v = item(c, k);
+    Py_ssize_t n;
+    if (v && !(s.ptr = PyUnicode_Check(v) ? PyUnicode_AsUTF8AndSize(v, &n) : NULL))
+        c->failed = 1;
+    else if (v)
+        s.len = (size_t)n;
+    return s;
+}
+
+/* ids from a tuple of ints into storage (n entries at most). */
+static tread_ids get_ids(restore_ctx *c, const char *k, uint64_t *storage, size_t *used)
+{
+    tread_ids ids = {NULL, 0};
+    PyObject *v = item(c, k);
+    if (!v || !PyTuple_Check(v))
+        return ids;
+    ids.v = storage + *used;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(v); i++) {
+        unsigned long long x = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(v, i));
+        if (x == (unsigned long long)-1 && PyErr_Occurred())
+            c->failed = 1;
+        storage[(*used)++] = x;
+        ids.n++;
+    }
+    return ids;
+}
+
+static Py_ssize_t tuple_len(PyObject *d, const char *k)
+{
+    PyObject *v = PyDict_GetItemString(d, k);
+    return v && PyTuple_Check(v) ? PyTuple_GET_SIZE(v) : 0;
+}
+
+PyObject *tpy_event_restore(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *d;
+    unsigned long flags;
+    if (!PyArg_ParseTuple(args, "O!k:_event", &PyDict_Type, &d, &flags))
+        return NULL;
+    restore_ctx c = {d, 0};
+    tread_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.flags = (uint32_t)flags;
+    int k = name_index(item(&c, "kind"), kind_name, TREAD_EVENT_KIND_COUNT_);
+    int f = name_index(item(&c, "format"), format_name, TREAD_FORMAT_COUNT_);
+    if (k < 0 || f < 0) {
+        PyErr_SetString(PyExc_ValueError, "_event: unknown kind or format");
+        return NULL;
+    }
+    ev.kind = (tread_event_kind)k;
+    ev.format = (tread_format)f;
+    PyObject *ph = item(&c, "phase");
+    if (ph && PyUnicode_Check(ph) && PyUnicode_GET_LENGTH(ph) == 1)
+        ev.phase = (int)PyUnicode_READ_CHAR(ph, 0);
+    ev.ts = get_i64(&c, "ts");
+    ev.dur = get_i64(&c, "dur");
+    ev.tts = get_i64(&c, "tts");
+    ev.tdur = get_i64(&c, "tdur");
+    ev.pid = get_i64(&c, "pid");
+    ev.tid = get_i64(&c, "tid");
+    ev.cpu = get_i64(&c, "cpu");
+    ev.id_num = get_u64(&c, "id_num");
+    ev.tidelta = get_i64(&c, "tidelta");
+    ev.ticount = get_i64(&c, "ticount");
+    ev.meta_num = get_i64(&c, "meta_num");
+    ev.track_uuid = get_u64(&c, "track_uuid");
+    ev.seq_id = (uint32_t)get_u64(&c, "seq_id");
+    ev.raw_ts = get_i64(&c, "raw_ts");
+    ev.clock_id = (uint32_t)get_u64(&c, "clock_id");
+    ev.provider_id = (uint32_t)get_u64(&c, "provider_id");
+    ev.offset = get_u64(&c, "offset");
+    PyObject *value = item(&c, "value");
+    if (value && PyLong_Check(value)) {
+        ev.value_int = get_i64(&c, "value");
+        ev.value = (double)ev.value_int;
+    } else if (value) {
+        ev.value = PyFloat_AsDouble(value);
+        if (ev.value == -1.0 && PyErr_Occurred())
+            c.failed = 1;
+    }
+    int m = name_index(item(&c, "meta"), meta_name, TREAD_META_COUNT_);
+    ev.meta = m > 0 ? (tread_meta)m : TREAD_META_NONE;
+    int tk = name_index(item(&c, "track_kind"), track_kind_name, TREAD_TRACK_COUNT_);
+    ev.track_kind = tk > 0 ? (tread_track_kind)tk : TREAD_TRACK_NONE;
+    int sc = name_index(item(&c, "scope"), scope_name, 4);
+    ev.scope = sc > 0 ? (tread_scope)sc : TREAD_SCOPE_NONE;
+#define GET_STR(field) ev.field = get_str(&c, #field);
+    EV_STRINGS(GET_STR)
+#undef GET_STR
+    Py_ssize_t nids = tuple_len(d, "flow_ids") + tuple_len(d, "terminating_flow_ids");
+    uint64_t *ids = PyMem_Malloc(((size_t)nids + 1) * sizeof *ids);
+    if (!ids)
+        return PyErr_NoMemory();
+    size_t used = 0;
+    ev.flow_ids = get_ids(&c, "flow_ids", ids, &used);
+    ev.terminating_flow_ids = get_ids(&c, "terminating_flow_ids", ids, &used);
+    PyObject *r = NULL;
+    tpy_buf flat = {NULL, 0, 0};
+    size_t args_len = 0, stack_len = 0;
+    PyObject *a = item(&c, "args"), *st = item(&c, "stack"), *est = item(&c, "estack");
+    if (!c.failed && (!a || tpy_args_from_py(&flat, a, 0) == 0) &&
+        ((args_len = flat.len), !st || tpy_args_from_py(&flat, st, 0) == 0) &&
+        ((stack_len = flat.len - args_len), !est || tpy_args_from_py(&flat, est, 0) == 0))
+        r = event_alloc(&ev, a != NULL, &flat, args_len, stack_len,
+                        flat.len - args_len - stack_len);
+    else if (!PyErr_Occurred())
+        PyErr_SetString(PyExc_ValueError, "_event: a field of the wrong type");
+    tpy_buf_free(&flat);
+    PyMem_Free(ids);
+    return r;
+}
+
 static PyMethodDef event_methods[] = {
     {"to_dict", event_to_dict, METH_NOARGS,
-     "to_dict() -> dict of the fields that are set (args included)"},
+     "to_dict($self, /)\n--\n\n"
+     "A dict of the fields that are set (args included)."},
+    {"__reduce__", event_reduce, METH_NOARGS,
+     "__reduce__($self, /)\n--\n\n"
+     "Pickling: (tread._tread._event, (to_dict(), flags))."},
     {NULL, NULL, 0, NULL}
 };
 

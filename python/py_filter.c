@@ -1,41 +1,30 @@
 /*
  * The filter pushed down to C: checked in the parser's event callback, so
- * an event it rejects costs no Python object at all.
+ * an event it rejects costs no Python object at all. The filter itself is
+ * the CLI's (tools/event_filter.c, `tread cat --kind --name ...`): the
+ * same words mean the same thing in both. Keywords (doc/python.md):
  *
  *   kinds        an iterable of kind names (tread.KINDS)
  *   name_prefix  a str, or an iterable of str: the name starts with one
  *   cat_prefix   the same for the category (the whole "a,b" text)
- *   start, end   ns: events overlapping [start, end) pass, i.e. ts < end
- *                and ts + dur >= start; events without a timestamp
- *                (metadata) always pass the time condition
+ *   name, cat    patterns as `tread cat --name`: a prefix, or a glob over
+ *                the whole text when they hold * ? or [
+ *   pid, tid     an int or an iterable of int
+ *   start, end   ns (an int, or a str with a unit: "1.5s", "200ms"):
+ *                events overlapping [start, end) pass, i.e. ts < end and
+ *                ts + dur >= start; events without a timestamp (metadata)
+ *                always pass the time condition
  */
 #include "py_module.h"
 
 #include <string.h>
 
-static void prefixes_free(tpy_prefixes *p)
+/* A str or an iterable of str, as patterns matched how. */
+static int patterns_init(ef_patterns *p, PyObject *obj, ef_match how, const char *what)
 {
-    for (size_t i = 0; i < p->n; i++)
-        PyMem_Free(p->v[i]);
-    PyMem_Free(p->v);
-    PyMem_Free(p->len);
-    p->v = NULL;
-    p->len = NULL;
-    p->n = 0;
-}
-
-static int prefixes_init(tpy_prefixes *p, PyObject *obj, const char *what)
-{
-    p->v = NULL;
-    p->len = NULL;
-    p->n = 0;
     if (!obj || obj == Py_None)
         return 0;
-    PyObject *seq;
-    if (PyUnicode_Check(obj))
-        seq = PyTuple_Pack(1, obj);
-    else
-        seq = PySequence_Tuple(obj);
+    PyObject *seq = PyUnicode_Check(obj) ? PyTuple_Pack(1, obj) : PySequence_Tuple(obj);
     if (!seq) {
         PyErr_Format(PyExc_TypeError, "%s: a str or an iterable of str", what);
         return -1;
@@ -43,15 +32,7 @@ static int prefixes_init(tpy_prefixes *p, PyObject *obj, const char *what)
     Py_ssize_t n = PyTuple_GET_SIZE(seq);
     if (n == 0) {
         Py_DECREF(seq);
-        PyErr_Format(PyExc_ValueError, "%s: no prefix given", what);
-        return -1;
-    }
-    p->v = PyMem_Calloc((size_t)n, sizeof *p->v);
-    p->len = PyMem_Calloc((size_t)n, sizeof *p->len);
-    if (!p->v || !p->len) {
-        Py_DECREF(seq);
-        prefixes_free(p);
-        PyErr_NoMemory();
+        PyErr_Format(PyExc_ValueError, "%s: no pattern given", what);
         return -1;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -62,31 +43,52 @@ static int prefixes_init(tpy_prefixes *p, PyObject *obj, const char *what)
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_TypeError, "%s: a str or an iterable of str", what);
             Py_DECREF(seq);
-            prefixes_free(p);
             return -1;
         }
-        p->v[i] = PyMem_Malloc((size_t)len + 1);
-        if (!p->v[i]) {
+        if (event_filter_add_pattern(p, u, (size_t)len, how) != 0) {
             Py_DECREF(seq);
-            prefixes_free(p);
             PyErr_NoMemory();
             return -1;
         }
-        memcpy(p->v[i], u, (size_t)len + 1);
-        p->len[i] = (size_t)len;
-        p->n = (size_t)i + 1;
     }
     Py_DECREF(seq);
     return 0;
 }
 
-static int prefixes_match(const tpy_prefixes *p, const tread_str *s)
+/* An int or an iterable of int. */
+static int ids_init(ef_ids *ids, PyObject *obj, const char *what)
 {
-    const char *ptr = s->ptr ? s->ptr : "";
-    size_t len = s->ptr ? s->len : 0;
-    for (size_t i = 0; i < p->n; i++)
-        if (p->len[i] <= len && memcmp(ptr, p->v[i], p->len[i]) == 0)
-            return 1;
+    if (!obj || obj == Py_None)
+        return 0;
+    PyObject *seq = PyLong_Check(obj) ? PyTuple_Pack(1, obj) : PySequence_Tuple(obj);
+    if (!seq) {
+        PyErr_Format(PyExc_TypeError, "%s: an int or an iterable of int", what);
+        return -1;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(seq);
+    if (n == 0) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: no id given", what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyTuple_GET_ITEM(seq, i);
+        long long x = PyLong_Check(v) && !PyBool_Check(v) ? PyLong_AsLongLong(v) : -1;
+        if (!PyLong_Check(v) || PyBool_Check(v) || (x == -1 && PyErr_Occurred())) {
+            if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_TypeError, "%s: an int or an iterable of int", what);
+            }
+            Py_DECREF(seq);
+            return -1;
+        }
+        if (event_filter_add_id(ids, x) != 0) {
+            Py_DECREF(seq);
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
     return 0;
 }
 
@@ -95,8 +97,21 @@ static int time_init(PyObject *obj, int *has, int64_t *v, const char *what)
     *has = 0;
     if (!obj || obj == Py_None)
         return 0;
-    if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "%s: an int (nanoseconds)", what);
+    if (PyUnicode_Check(obj)) {
+        const char *s = PyUnicode_AsUTF8(obj);
+        if (!s)
+            return -1;
+        if (ef_parse_time(s, v) != 0) {
+            PyErr_Format(PyExc_ValueError,
+                         "%s: %R is not a time: ns, or a number with a unit: "
+                         "'1.5s', '200ms', '30us', '12ns'", what, obj);
+            return -1;
+        }
+        *has = 1;
+        return 0;
+    }
+    if (!PyLong_Check(obj) || PyBool_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: an int (nanoseconds) or a str such as '1.5s'", what);
         return -1;
     }
     long long x = PyLong_AsLongLong(obj);
@@ -107,7 +122,7 @@ static int time_init(PyObject *obj, int *has, int64_t *v, const char *what)
     return 0;
 }
 
-static int kinds_init(tpy_filter *f, PyObject *obj)
+static int kinds_init(event_filter *f, PyObject *obj)
 {
     if (!obj || obj == Py_None)
         return 0;
@@ -121,71 +136,59 @@ static int kinds_init(tpy_filter *f, PyObject *obj)
     PyObject *item;
     while ((item = PyIter_Next(it)) != NULL) {
         const char *s = PyUnicode_Check(item) ? PyUnicode_AsUTF8(item) : NULL;
-        int found = -1;
-        for (int k = 0; s && k < TREAD_EVENT_KIND_COUNT_; k++)
-            if (strcmp(s, tread_event_kind_name((tread_event_kind)k)) == 0)
-                found = k;
-        if (found < 0) {
+        if (!s || event_filter_add_kind_name(f, s) != 0) {
             if (!PyErr_Occurred())
                 PyErr_Format(PyExc_ValueError, "kinds: unknown kind %R (see tread.KINDS)", item);
             Py_DECREF(item);
             Py_DECREF(it);
             return -1;
         }
-        f->kinds |= (uint64_t)1 << found;
         Py_DECREF(item);
     }
     Py_DECREF(it);
     if (PyErr_Occurred())
         return -1;
-    f->has_kinds = 1;
+    f->has_kinds = 1; /* an empty iterable keeps nothing */
+    return 0;
+}
+
+int tpy_filter_init_ex(tpy_filter *f, PyObject *kinds, PyObject *name_prefix,
+                       PyObject *cat_prefix, PyObject *start, PyObject *end, PyObject *name,
+                       PyObject *cat, PyObject *pid, PyObject *tid)
+{
+    memset(f, 0, sizeof *f);
+    event_filter_init(&f->ef);
+    event_filter *e = &f->ef;
+    if (kinds_init(e, kinds) != 0 ||
+        patterns_init(&e->names, name_prefix, EF_PREFIX, "name_prefix") != 0 ||
+        patterns_init(&e->cats, cat_prefix, EF_PREFIX, "cat_prefix") != 0 ||
+        patterns_init(&e->names, name, EF_AUTO, "name") != 0 ||
+        patterns_init(&e->cats, cat, EF_AUTO, "cat") != 0 ||
+        ids_init(&e->pids, pid, "pid") != 0 || ids_init(&e->tids, tid, "tid") != 0 ||
+        time_init(start, &e->has_start, &e->start, "start") != 0 ||
+        time_init(end, &e->has_end, &e->end, "end") != 0) {
+        tpy_filter_free(f);
+        return -1;
+    }
+    event_filter_finish(e);
+    f->active = e->active;
     return 0;
 }
 
 int tpy_filter_init(tpy_filter *f, PyObject *kinds, PyObject *name_prefix,
                     PyObject *cat_prefix, PyObject *start, PyObject *end)
 {
-    memset(f, 0, sizeof *f);
-    if (kinds_init(f, kinds) != 0 ||
-        prefixes_init(&f->names, name_prefix, "name_prefix") != 0 ||
-        prefixes_init(&f->cats, cat_prefix, "cat_prefix") != 0 ||
-        time_init(start, &f->has_start, &f->start, "start") != 0 ||
-        time_init(end, &f->has_end, &f->end, "end") != 0) {
-        tpy_filter_free(f);
-        return -1;
-    }
-    f->active = f->has_kinds || f->names.n || f->cats.n || f->has_start || f->has_end;
-    return 0;
+    return tpy_filter_init_ex(f, kinds, name_prefix, cat_prefix, start, end, NULL, NULL, NULL,
+                              NULL);
 }
 
 void tpy_filter_free(tpy_filter *f)
 {
-    prefixes_free(&f->names);
-    prefixes_free(&f->cats);
+    event_filter_free(&f->ef);
     f->active = 0;
 }
 
 int tpy_filter_pass(const tpy_filter *f, const tread_event *ev)
 {
-    if (!f->active)
-        return 1;
-    if (f->has_kinds && ((unsigned)ev->kind >= 64 || !(f->kinds >> ev->kind & 1)))
-        return 0;
-    if ((f->has_start || f->has_end) && (ev->flags & TREAD_HAS_TS)) {
-        if (f->has_end && ev->ts >= f->end)
-            return 0;
-        if (f->has_start) {
-            int64_t e = ev->ts;
-            if ((ev->flags & TREAD_HAS_DUR) && ev->dur > 0)
-                e = (ev->ts > 0 && ev->dur > INT64_MAX - ev->ts) ? INT64_MAX
-                                                                 : ev->ts + ev->dur;
-            if (e < f->start)
-                return 0;
-        }
-    }
-    if (f->names.n && !prefixes_match(&f->names, &ev->name))
-        return 0;
-    if (f->cats.n && !prefixes_match(&f->cats, &ev->cat))
-        return 0;
-    return 1;
+    return !f->active || event_filter_pass(&f->ef, ev);
 }

@@ -1,10 +1,13 @@
 /*
- * The module tread: open(), stats(), the exceptions, the kind names.
- * See doc/python.md.
+ * The extension tread._tread: open(), stats(), the exceptions, the kind
+ * names; the package tread (python/tread/__init__.py) re-exports them and
+ * adds frame() and the submodule tread.dask. See doc/python.md.
  */
 #include "py_module.h"
 
 #include <string.h>
+
+#include "py_docpath.h" /* TPY_DOC_PATH: $(docdir)/python.md (python/Makefile.inc) */
 
 PyObject *tpy_Error, *tpy_ParseError, *tpy_FormatError, *tpy_LimitError;
 PyObject *tpy_Warning;
@@ -78,27 +81,58 @@ static PyObject *live_parsers(PyObject *self, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"open", KW_FUNC(tpy_open), METH_VARARGS | METH_KEYWORDS,
-     "open(source, format=None, **options) -> Reader\n\n"
-     "An iterator over the events of a trace, read lazily in chunks.\n"
+     "open(source, /, format=None, *, kinds=None, name_prefix=None, cat_prefix=None, "
+     "name=None, cat=None, pid=None, tid=None, start=None, end=None, args=True, "
+     "warnings=None, chunk_size=262144, max_depth=None, max_event_bytes=None, "
+     "max_string_bytes=None, max_line_bytes=None, max_decompressed_bytes=None, "
+     "max_interned_bytes=None, max_warnings=None, zstd_window_log_max=None, "
+     "lenient=None, decompress=None, json_fast_path=None, read_thread=None, "
+     "range_begin=None, range_end=None)\n--\n\n"
+     "An iterator (tread.Reader) over the events of a trace, read lazily in\n"
+     "chunks, in bounded memory.\n\n"
      "source: a path (str, bytes, os.PathLike) or a binary file object.\n"
      "format: 'json', 'perfetto', 'fxt', 'ftrace', 'systrace', 'cpuprofile'\n"
      "or None (sniff).\n"
-     "Filter (in C): kinds, name_prefix, cat_prefix, start, end (ns).\n"
-     "Other options: args, warnings, chunk_size and the parser limits\n"
-     "(max_depth, max_event_bytes, ...). See doc/python.md."},
+     "Filter, in C (a rejected event costs no Python object; the same as\n"
+     "`tread cat`'s): kinds (names from tread.KINDS), name_prefix and\n"
+     "cat_prefix (str or iterable: prefixes), name and cat (patterns: a\n"
+     "prefix, or a glob when they hold * ? or [), pid and tid (int or\n"
+     "iterable), start and end (ns as int, or str with a unit: '1.5s').\n"
+     "args: False skips copying the arguments. warnings: None (Python's\n"
+     "warnings module), 'ignore', or a callable(kind, offset, message).\n"
+     "chunk_size: bytes read at a time from a file object.\n"
+     "The parser's limits (None: the default): max_depth, max_event_bytes,\n"
+     "max_string_bytes, max_line_bytes, max_decompressed_bytes,\n"
+     "max_interned_bytes, max_warnings, zstd_window_log_max; and lenient,\n"
+     "decompress, json_fast_path, read_thread, range_begin, range_end.\n"
+     "Raises tread.Error subclasses (.code, .offset, .message)."},
     {"stats", KW_FUNC(tpy_stats), METH_VARARGS | METH_KEYWORDS,
-     "stats(source, format=None, top=10, **options) -> dict\n\n"
-     "What `tread stats --json` says about the trace, as a dict."},
+     "stats(source, /, format=None, *, top=10, warnings=None, max_depth=None, "
+     "max_event_bytes=None, max_string_bytes=None, max_line_bytes=None, "
+     "max_decompressed_bytes=None, max_interned_bytes=None, max_warnings=None, "
+     "zstd_window_log_max=None, lenient=None, decompress=None, json_fast_path=None, "
+     "read_thread=None, range_begin=None, range_end=None)\n--\n\n"
+     "What `tread stats --json` says about the trace, as a dict: format,\n"
+     "sizes, events by kind, time range, processes, threads, top names,\n"
+     "warnings by kind (keys in tread(1), JSON STATISTICS). top: how many\n"
+     "names and processes are listed. Other keywords as for open()."},
+    {"_frame", KW_FUNC(tpy_frame), METH_VARARGS | METH_KEYWORDS,
+     "_frame(source, columns, arg_keys, format=None, **options)\n--\n\n"
+     "The columns of tread.frame() as raw buffers (see python/tread/_frame.py)."},
+    {"_event", tpy_event_restore, METH_VARARGS,
+     "_event(fields, flags, /)\n--\n\n"
+     "The Event whose to_dict() is fields (unpickling)."},
     {"_live_parsers", live_parsers, METH_NOARGS,
-     "_live_parsers() -> int: parsers not yet freed (for tests)"},
+     "_live_parsers()\n--\n\nParsers not yet freed (for tests)."},
     {NULL, NULL, 0, NULL}
 };
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
-    .m_name = "tread",
-    .m_doc = "Streaming reader for Chrome JSON, Perfetto, Fuchsia (FXT), ftrace and "
-             "systrace traces (libtread). See doc/python.md.",
+    .m_name = "tread._tread",
+    .m_doc = "The C part of the package tread (see help(tread)): open(), stats(), "
+             "Event, Reader, the exceptions, KINDS and FORMATS. Reference: "
+             "doc/python.md, installed as " TPY_DOC_PATH ".",
     .m_size = -1,
     .m_methods = module_methods,
 };
@@ -113,11 +147,12 @@ static PyObject *new_error(PyObject *m, const char *name, PyObject *base, const 
     return e;
 }
 
-PyMODINIT_FUNC PyInit_tread(void);
+PyMODINIT_FUNC PyInit__tread(void);
 
-PyMODINIT_FUNC PyInit_tread(void)
+PyMODINIT_FUNC PyInit__tread(void)
 {
-    if (PyType_Ready(&tpy_EventType) < 0 || PyType_Ready(&tpy_ReaderType) < 0)
+    if (PyType_Ready(&tpy_EventType) < 0 || PyType_Ready(&tpy_ReaderType) < 0 ||
+        PyType_Ready(&tpy_BufferType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
@@ -166,6 +201,16 @@ PyMODINIT_FUNC PyInit_tread(void)
     }
     Py_INCREF(&tpy_EventType);
     Py_INCREF(&tpy_ReaderType);
+    Py_INCREF(&tpy_BufferType);
+    if (PyModule_AddObject(m, "_Buffer", (PyObject *)&tpy_BufferType) != 0) {
+        Py_DECREF(&tpy_BufferType);
+        goto fail;
+    }
+    PyObject *columns = tpy_frame_columns();
+    if (!columns || PyModule_AddObject(m, "COLUMNS", columns) != 0) {
+        Py_XDECREF(columns);
+        goto fail;
+    }
     if (PyModule_AddObject(m, "Event", (PyObject *)&tpy_EventType) != 0 ||
         PyModule_AddObject(m, "Reader", (PyObject *)&tpy_ReaderType) != 0 ||
         PyModule_AddStringConstant(m, "__version__", tread_version()) != 0)

@@ -1,14 +1,19 @@
 /*
  * The Python module tread (doc/python.md): what its files share.
  *
- * py_module.c  the module: open(), stats(), exceptions, constants
+ * py_module.c  the extension tread._tread: open(), stats(), exceptions,
+ *              constants (re-exported by the package tread)
  * py_reader.c  tread.Reader: the iterator that drives a parser in batches
  * py_event.c   tread.Event: one event, copied out of the parser's buffers
  * py_args.c    arguments: flattened to a private byte form at event time,
  *              turned into a dict only when .args is read
- * py_filter.c  the filter pushed down to C (kinds, prefixes, time window)
+ * py_filter.c  the filter pushed down to C: tools/event_filter.c, the one
+ *              `tread cat` uses, from keyword values
  * py_options.c keyword arguments: parser limits, warnings, filter
  * py_stats.c   stats(): the CLI's own stats code (tools/libtreadstats)
+ * py_frame.c   _frame(): the columns of tread.frame(), filled in C
+ * tread/       the package: __init__.py (the names of _tread, frame()),
+ *              _frame.py (the DataFrame from the columns), dask.py
  *
  * Python.h must come first in every file of the module.
  */
@@ -62,27 +67,35 @@ int tpy_args_flatten(tpy_buf *b, const tread_args *a);
  * "stack" array) from the flattened form. */
 PyObject *tpy_args_build(const unsigned char *p, size_t len, int as_list);
 
+/* Appends a dict (keyed entries) or a list/tuple (keyless) of Python
+ * values (None, bool, int, float, str, bytes, dict, list) in the
+ * flattened form: the inverse of tpy_args_build, for unpickling. 0, or -1
+ * with an exception set. */
+int tpy_args_from_py(tpy_buf *b, PyObject *obj, int depth);
+
 /* ---- the filter (py_filter.c) ----------------------------------------- */
 
-typedef struct tpy_prefixes {
-    char **v;          /* UTF-8, owned */
-    size_t *len;
-    size_t n;
-} tpy_prefixes;
+/* The CLI's filter (tools/event_filter.h: `tread cat --kind --name ...`),
+ * from keyword values. */
+#include "event_filter.h"
 
 typedef struct tpy_filter {
     int active;                 /* any part set */
-    int has_kinds;
-    uint64_t kinds;             /* bit k: tread_event_kind k passes */
-    tpy_prefixes names, cats;   /* n == 0: no condition */
-    int has_start, has_end;
-    int64_t start, end;         /* ns: events overlapping [start, end) */
+    event_filter ef;
 } tpy_filter;
 
-/* From the keyword values (any may be NULL or None). 0, or -1 with an
- * exception set. */
+/* From the keyword values (any may be NULL or None): kinds (an iterable
+ * of kind names), name_prefix and cat_prefix (a str or an iterable of
+ * str: prefixes), start and end (ns: an int, or a str with a unit such as
+ * "1.5s"). 0, or -1 with an exception set. */
 int tpy_filter_init(tpy_filter *f, PyObject *kinds, PyObject *name_prefix,
                     PyObject *cat_prefix, PyObject *start, PyObject *end);
+/* The same with name and cat (patterns as `tread cat --name`: a prefix,
+ * or a glob when they hold * ? or [) and pid and tid (an int or an
+ * iterable of int). */
+int tpy_filter_init_ex(tpy_filter *f, PyObject *kinds, PyObject *name_prefix,
+                       PyObject *cat_prefix, PyObject *start, PyObject *end, PyObject *name,
+                       PyObject *cat, PyObject *pid, PyObject *tid);
 void tpy_filter_free(tpy_filter *f);
 int tpy_filter_pass(const tpy_filter *f, const tread_event *ev);
 
@@ -146,9 +159,19 @@ extern PyTypeObject tpy_ReaderType;
 PyObject *tpy_event_new(const tread_event *ev, int capture_args,
                         tpy_buf *scratch);
 
+/* tread.Event's pickling: tread._tread._event(fields, flags) rebuilds
+ * the event Event.__reduce__ took apart (fields: to_dict()). */
+PyObject *tpy_event_restore(PyObject *self, PyObject *args);
+
 /* tread.open() and tread.stats(). */
 PyObject *tpy_open(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *tpy_stats(PyObject *self, PyObject *args, PyObject *kwargs);
+
+/* tread._frame(): the columns of tread.frame() (py_frame.c), and
+ * tread.COLUMNS, the names it knows. */
+extern PyTypeObject tpy_BufferType;
+PyObject *tpy_frame(PyObject *self, PyObject *args, PyObject *kwargs);
+PyObject *tpy_frame_columns(void);
 
 /* Parsers alive right now (tests check that a reader frees its own). */
 extern Py_ssize_t tpy_live_parsers;

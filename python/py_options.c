@@ -28,6 +28,7 @@ static const limit_kw limits[] = {
     {"range_begin", TREAD_OPT_RANGE_BEGIN, 0},
     {"range_end", TREAD_OPT_RANGE_END, 0},
     {"read_thread", TREAD_OPT_READ_THREAD, 1},
+    {"max_line_bytes", TREAD_OPT_MAX_LINE_BYTES, 0},
 };
 #define N_LIMITS (sizeof limits / sizeof limits[0])
 #define NOT_GIVEN (-2)
@@ -100,7 +101,7 @@ int tpy_options_parse(tpy_options *o, PyObject *format, PyObject *kwargs, int wh
     o->chunk_size = DEFAULT_CHUNK_SIZE;
     o->top = 10;
     PyObject *kinds = NULL, *name_prefix = NULL, *cat_prefix = NULL;
-    PyObject *start = NULL, *end = NULL;
+    PyObject *start = NULL, *end = NULL, *name = NULL, *cat = NULL, *pid = NULL, *tid = NULL;
     if (parse_format(o, format) != 0)
         return -1;
     PyObject *key, *v;
@@ -166,6 +167,14 @@ int tpy_options_parse(tpy_options *o, PyObject *format, PyObject *kwargs, int wh
             start = v;
         } else if (which == TPY_FOR_OPEN && strcmp(k, "end") == 0) {
             end = v;
+        } else if (which == TPY_FOR_OPEN && strcmp(k, "name") == 0) {
+            name = v;
+        } else if (which == TPY_FOR_OPEN && strcmp(k, "cat") == 0) {
+            cat = v;
+        } else if (which == TPY_FOR_OPEN && strcmp(k, "pid") == 0) {
+            pid = v;
+        } else if (which == TPY_FOR_OPEN && strcmp(k, "tid") == 0) {
+            tid = v;
         } else {
             PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s'",
                          which == TPY_FOR_OPEN ? "open" : "stats", k);
@@ -175,7 +184,8 @@ int tpy_options_parse(tpy_options *o, PyObject *format, PyObject *kwargs, int wh
     if (o->limit[TREAD_OPT_MAX_WARNINGS_REPORTED] == NOT_GIVEN &&
         o->warn_mode == TPY_WARN_PYTHON)
         o->limit[TREAD_OPT_MAX_WARNINGS_REPORTED] = DEFAULT_MAX_WARNINGS;
-    if (tpy_filter_init(&o->filter, kinds, name_prefix, cat_prefix, start, end) != 0)
+    if (tpy_filter_init_ex(&o->filter, kinds, name_prefix, cat_prefix, start, end, name, cat,
+                           pid, tid) != 0)
         goto fail;
     return 0;
 fail:

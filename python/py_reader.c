@@ -454,11 +454,23 @@ static PyObject *reader_repr(PyObject *self)
 }
 
 static PyMethodDef reader_methods[] = {
-    {"close", reader_close, METH_NOARGS, "close(): frees the parser and closes the file"},
+    {"close", reader_close, METH_NOARGS,
+     "close($self, /)\n--\n\n"
+     "Free the parser and close the file (a file object passed in is left\n"
+     "open). Iterating afterwards stops at once. Safe to call twice."},
     {"stats", reader_stats, METH_NOARGS,
-     "stats() -> dict: the parser's counters so far (tread_get_stats)"},
-    {"__enter__", reader_enter, METH_NOARGS, NULL},
-    {"__exit__", reader_exit, METH_VARARGS, NULL},
+     "stats($self, /)\n--\n\n"
+     "The parser's counters so far (tread_get_stats), as a dict: format,\n"
+     "compression, bytes_in, bytes_decoded, records, events,\n"
+     "events_by_kind, warnings, warnings_by_kind."},
+    {"__enter__", reader_enter, METH_NOARGS,
+     "__enter__($self, /)\n--\n\n"
+     "Return the reader itself: `with tread.open(path) as r:` closes it at\n"
+     "the end of the block."},
+    {"__exit__", reader_exit, METH_VARARGS,
+     "__exit__($self, exc_type, exc_value, traceback, /)\n--\n\n"
+     "Close the reader (see close()); an exception raised in the block\n"
+     "goes on (returns False)."},
     {NULL, NULL, 0, NULL}
 };
 
@@ -475,7 +487,11 @@ PyTypeObject tpy_ReaderType = {
     .tp_dealloc = reader_dealloc,
     .tp_repr = reader_repr,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Iterator over the events of a trace; see tread.open().",
+    .tp_doc = "Iterator over the events of a trace, made by tread.open().\n\n"
+              "Yields tread.Event objects in input order, read lazily in chunks\n"
+              "(bounded memory). A context manager: `with tread.open(p) as r:`.\n"
+              "Attributes: format (None until sniffed), closed.\n"
+              "Methods: stats(), close().",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = reader_next,
     .tp_methods = reader_methods,

@@ -65,6 +65,15 @@ static int configure_parser(tread_parser *p, const cli_options *opt, int report)
     if (rc == 0 && opt->max_string_bytes > 0)
         rc = config_parser(p, TREAD_OPT_MAX_STRING_BYTES, opt->max_string_bytes,
                            "--max-string-bytes", report);
+    if (rc == 0 && opt->max_line_bytes > 0)
+        rc = config_parser(p, TREAD_OPT_MAX_LINE_BYTES, opt->max_line_bytes,
+                           "--max-line-bytes", report);
+    if (rc == 0 && opt->max_decompressed_bytes > 0)
+        rc = config_parser(p, TREAD_OPT_MAX_DECOMPRESSED_BYTES, opt->max_decompressed_bytes,
+                           "--max-decompressed-bytes", report);
+    if (rc == 0 && opt->max_interned_bytes > 0)
+        rc = config_parser(p, TREAD_OPT_MAX_INTERNED_BYTES, opt->max_interned_bytes,
+                           "--max-interned-bytes", report);
     if (rc == 0 && opt->single_thread) {
         rc = config_parser(p, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread", report);
         if (rc == 0)
@@ -83,6 +92,19 @@ int cli_configure(tread_parser *p, const cli_options *opt)
     return configure_parser(p, opt, 0);
 }
 
+static void keep_error(cli_input *in, tread_error e, uint64_t offset,
+                       const char *message)
+{
+    in->failed = 1;
+    in->error_name = tread_error_name(e);
+    in->error_offset = offset;
+    size_t n = message ? strlen(message) : 0;
+    if (n >= sizeof in->error_message)
+        n = sizeof in->error_message - 1;
+    memcpy(in->error_message, message ? message : "", n);
+    in->error_message[n] = '\0';
+}
+
 static int open_input(cli_input *in, const char *path, int *fd)
 {
     if (strcmp(path, "-") == 0) {
@@ -93,8 +115,10 @@ static int open_input(cli_input *in, const char *path, int *fd)
         *fd = open(path, O_RDONLY);
     while (*fd < 0 && errno == EINTR);
     if (*fd < 0) {
-        diag_error(&in->diag, "%s: cannot open '%s': %s",
-                   tread_error_name(TREAD_ERROR_IO), path, strerror(errno));
+        char msg[256];
+        snprintf(msg, sizeof msg, "cannot open '%s': %s", path, strerror(errno));
+        diag_error(&in->diag, "%s: %s", tread_error_name(TREAD_ERROR_IO), msg);
+        keep_error(in, TREAD_ERROR_IO, 0, msg);
         return EXIT_INPUT_ERROR;
     }
     return 0;
@@ -109,14 +133,46 @@ static uint64_t regular_file_size(int fd)
     return (uint64_t)st.st_size;
 }
 
-static void keep_error(cli_input *in, tread_error e, uint64_t offset,
-                       const char *message)
+
+/* The library's messages name its options (TREAD_OPT_MAX_EVENT_BYTES);
+ * on the command line, the flag that sets the same limit is what helps. */
+static const char *const option_flags[][2] = {
+    {"TREAD_OPT_MAX_EVENT_BYTES", "--max-event-bytes"},
+    {"TREAD_OPT_MAX_DEPTH", "--max-depth"},
+    {"TREAD_OPT_MAX_STRING_BYTES", "--max-string-bytes"},
+    {"TREAD_OPT_MAX_LINE_BYTES", "--max-line-bytes"},
+    {"TREAD_OPT_MAX_DECOMPRESSED_BYTES", "--max-decompressed-bytes"},
+    {"TREAD_OPT_MAX_INTERNED_BYTES", "--max-interned-bytes"},
+};
+
+void cli_flag_names(char *out, size_t size, const char *msg)
 {
-    in->failed = 1;
-    in->error_name = tread_error_name(e);
-    in->error_offset = offset;
-    snprintf(in->error_message, sizeof in->error_message, "%s",
-             message ? message : "");
+    size_t o = 0, n = sizeof option_flags / sizeof option_flags[0];
+    if (size == 0)
+        return;
+    if (!msg)
+        msg = "";
+    while (*msg && o + 1 < size) {
+        const char *flag = NULL;
+        size_t len = 0;
+        for (size_t i = 0; i < n && !flag; i++) {
+            len = strlen(option_flags[i][0]);
+            if (strncmp(msg, option_flags[i][0], len) == 0 && msg[len] != '_' &&
+                !(msg[len] >= 'A' && msg[len] <= 'Z'))
+                flag = option_flags[i][1];
+        }
+        if (!flag) {
+            out[o++] = *msg++;
+            continue;
+        }
+        size_t flen = strlen(flag);
+        if (o + flen >= size)
+            break;
+        memcpy(out + o, flag, flen);
+        o += flen;
+        msg += len;
+    }
+    out[o] = '\0';
 }
 
 static int parse_loop(cli_input *in, int fd, const char *path)
@@ -128,13 +184,15 @@ static int parse_loop(cli_input *in, int fd, const char *path)
     if (in->status != TREAD_STATUS_ERROR)
         return 0;
     tread_error e = tread_get_error(in->parser);
+    char msg[sizeof in->error_message];
+    cli_flag_names(msg, sizeof msg, tread_get_error_message(in->parser));
     if (e == TREAD_ERROR_IO) /* the library's message does not know the path */
         diag_error(&in->diag, "%s at byte %llu: '%s': %s", tread_error_name(e),
-                   (unsigned long long)tread_get_error_offset(in->parser), path,
-                   tread_get_error_message(in->parser));
+                   (unsigned long long)tread_get_error_offset(in->parser), path, msg);
     else
-        diag_parse_error(&in->diag, in->parser);
-    keep_error(in, e, tread_get_error_offset(in->parser), tread_get_error_message(in->parser));
+        diag_error(&in->diag, "%s at byte %llu: %s", tread_error_name(e),
+                   (unsigned long long)tread_get_error_offset(in->parser), msg);
+    keep_error(in, e, tread_get_error_offset(in->parser), msg);
     return EXIT_INPUT_ERROR;
 }
 
@@ -202,13 +260,14 @@ static int run(cli_input *in, const cli_options *opt, int allow_bar, cli_event_f
     }
     in->opened = 1;
     int is_stdin = strcmp(opt->path, "-") == 0;
-    progress_init(&in->bar,
-                  allow_bar && opt->progress && !is_stdin &&
-                      isatty(STDERR_FILENO),
-                  is_stdin ? 0 : regular_file_size(fd));
+    /* standard input: a count of bytes and a rate, its size unknown */
+    progress_init(&in->bar, allow_bar && opt->progress && isatty(STDERR_FILENO),
+                  is_stdin ? 0 : regular_file_size(fd), is_stdin);
     rc = parse_loop(in, fd, opt->path);
     if (!is_stdin)
         close(fd);
+    if (rc == 0 && !range)
+        rc = cli_strict_status(&in->diag, opt, in->parser, 0);
     return rc;
 }
 
@@ -238,6 +297,27 @@ int cli_input_run_range(cli_input *in, const cli_options *opt, int allow_bar,
 {
     const int64_t range[2] = {begin, end};
     return run(in, opt, allow_bar, on_event, NULL, event_user, range);
+}
+
+int cli_strict_status(const diag *d, const cli_options *opt, const tread_parser *p,
+                      uint64_t more)
+{
+    uint64_t n = more;
+    if (p) {
+        tread_stats s;
+        tread_get_stats(p, &s);
+        n += s.warnings;
+    }
+    return cli_strict_count(d, opt, n);
+}
+
+int cli_strict_count(const diag *d, const cli_options *opt, uint64_t warnings)
+{
+    if (!opt->strict || warnings == 0)
+        return 0;
+    diag_error(d, "--strict: the input had %llu warning%s (exit status %d)",
+               (unsigned long long)warnings, warnings == 1 ? "" : "s", EXIT_STRICT_WARNINGS);
+    return EXIT_STRICT_WARNINGS;
 }
 
 void cli_input_done(cli_input *in)

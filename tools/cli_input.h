@@ -40,7 +40,7 @@ typedef struct cli_input {
     /* That error, for reports that repeat it (stats --json). */
     const char *error_name;
     uint64_t error_offset;
-    char error_message[256];
+    char error_message[512];
 } cli_input;
 
 /* Parses opt->path, calling on_event for every event (a non-zero return
@@ -69,6 +69,20 @@ int cli_input_run_range(cli_input *in, const cli_options *opt, int allow_bar,
                         cli_event_fn on_event, void *event_user, int64_t begin, int64_t end);
 
 void cli_input_done(cli_input *in);
+
+/* --strict: every warning counts. When opt->strict and the parse of p
+ * (may be NULL) had warnings, plus more of the caller's own (cat
+ * --packets' unprintable packets), says so and returns
+ * EXIT_STRICT_WARNINGS; else 0. cli_input_run* apply it already after a
+ * whole parse without error (not for a byte range: the caller adds the
+ * ranges up and calls cli_strict_count). */
+int cli_strict_status(const diag *d, const cli_options *opt, const tread_parser *p,
+                      uint64_t more);
+int cli_strict_count(const diag *d, const cli_options *opt, uint64_t warnings);
+
+/* msg with the library's option names (TREAD_OPT_MAX_EVENT_BYTES) turned
+ * into the command line's flags (--max-event-bytes), into out. */
+void cli_flag_names(char *out, size_t size, const char *msg);
 
 /* Applies opt's parser options to p, as a run would, saying nothing;
  * returns 0 or EXIT_USAGE. */

@@ -1,6 +1,7 @@
-/* tread cat: every event as one NDJSON line on standard output; with
- * --packets, every Perfetto TracePacket instead, through the schema's
- * reflective walk (doc/cli-ndjson.md, "tread cat --packets"). */
+/* tread cat: every event that passes the filters (event_filter.h) as one
+ * NDJSON line on standard output, whole or its --fields; with --packets,
+ * every Perfetto TracePacket instead, through the schema's reflective walk
+ * (doc/cli-ndjson.md, "tread cat --packets"). */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,12 +12,17 @@
 
 #include "cli_input.h"
 #include "commands.h"
+#include "event_filter.h"
 #include "json_write.h"
+#include "ndjson_fields.h"
 #include "ndjson_writer.h"
 
 typedef struct cat_state {
     out_buf *out;
     ndjson_writer writer;
+    const event_filter *filter;
+    const ndjson_fields *out_fields; /* NULL: whole lines */
+    uint64_t written, limit;     /* limit 0: no --limit */
     int nomem;
     /* --packets: one message's fields at a time, nested ones after their
      * parent's (a stack: each level truncates back to where it began) */
@@ -209,11 +215,15 @@ static int skip_event(void *user, const tread_event *ev)
 static int on_event(void *user, const tread_event *ev)
 {
     cat_state *st = user;
-    if (ndjson_write_event(&st->writer, ev) != 0)
+    if (!event_filter_pass(st->filter, ev))
+        return 0;
+    if ((st->out_fields ? ndjson_write_fields(&st->writer, st->out_fields, ev)
+                    : ndjson_write_event(&st->writer, ev)) != 0)
         st->nomem = 1;
+    st->written++;
     /* Stop early once output is gone (e.g. a full disk): no point in
-     * reading the rest of a large file. */
-    return st->out->failed || st->nomem;
+     * reading the rest of a large file. --limit stops the same way. */
+    return st->out->failed || st->nomem || (st->limit && st->written >= st->limit);
 }
 
 int cmd_cat(const cli_options *opt)
@@ -231,6 +241,9 @@ int cmd_cat(const cli_options *opt)
     st.out = out;
     st.diag = &in.diag;
     st.packet_type = tread_perfetto_msgtype_find("perfetto.protos.TracePacket");
+    st.filter = &opt->filter;
+    st.out_fields = opt->has_fields ? &opt->fields : NULL;
+    st.limit = opt->limit > 0 ? (uint64_t)opt->limit : 0;
     ndjson_writer_init(&st.writer, out);
 
     /* A bar would mix with the lines if both go to the terminal. */
@@ -256,6 +269,8 @@ int cmd_cat(const cli_options *opt)
             rc = EXIT_INPUT_ERROR;
         }
         diag_warning_summary(&in.diag, s.warnings + st.bad_packets);
+        if (rc == 0)
+            rc = cli_strict_count(&in.diag, opt, st.bad_packets);
     }
     free(st.fields);
     ndjson_writer_free(&st.writer);

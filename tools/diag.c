@@ -87,13 +87,6 @@ void diag_warning_summary(const diag *d, uint64_t total)
             " shown\n", total, d->printed);
 }
 
-void diag_parse_error(const diag *d, const tread_parser *p)
-{
-    const char *msg = tread_get_error_message(p);
-    out(d, 'E', "tread: error: %s at byte %" PRIu64 ": %s", tread_error_name(tread_get_error(p)),
-        tread_get_error_offset(p), msg ? msg : "");
-}
-
 void diag_error(const diag *d, const char *fmt, ...)
 {
     char msg[512];

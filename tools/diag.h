@@ -38,9 +38,6 @@ int diag_warning_cb(void *user, const tread_warning *w);
 /* After the parse: "N warnings in total, M shown" when some were not. */
 void diag_warning_summary(const diag *d, uint64_t total);
 
-/* The parser's error (after TREAD_STATUS_ERROR). */
-void diag_parse_error(const diag *d, const tread_parser *p);
-
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif

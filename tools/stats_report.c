@@ -55,6 +55,10 @@ static void text_header(out_buf *o, const stats_report *r)
     const tread_stats *st = r->st;
     out_buf_puts(o, "file:           ");
     write_text_name(o, r->path, strlen(r->path));
+    if (r->in->failed)
+        out_buf_printf(o, "\nPARTIAL:        reading stopped at an error at byte %" PRIu64
+                          ":\n                this report covers the input before it only",
+                       r->in->error_offset);
     out_buf_printf(o, "\nformat:         %s\n", tread_format_name(st->format));
     out_buf_printf(o, "compression:    %s\n",
                    tread_compression_name(st->compression));
@@ -263,6 +267,8 @@ static void json_header(out_buf *o, const stats_report *r)
     key(o, "file");
     json_write_cstring(o, r->path);
     out_buf_putc(o, ',');
+    /* partial: the figures cover the input before "error" only */
+    out_buf_puts(o, r->in->failed ? "\"partial\":true," : "\"partial\":false,");
     key(o, "format");
     json_write_cstring(o, tread_format_name(st->format));
     out_buf_putc(o, ',');
@@ -365,6 +371,21 @@ static void json_body(out_buf *o, const stats_report *r)
     out_buf_puts(o, "],");
 }
 
+static void json_error(out_buf *o, const cli_input *in)
+{
+    if (!in->failed || !in->error_name) {
+        out_buf_puts(o, "null");
+        return;
+    }
+    out_buf_puts(o, "{\"name\":");
+    json_write_cstring(o, in->error_name);
+    out_buf_puts(o, ",\"offset\":");
+    json_write_u64(o, in->error_offset);
+    out_buf_puts(o, ",\"message\":");
+    json_write_cstring(o, in->error_message);
+    out_buf_putc(o, '}');
+}
+
 int stats_report_json(out_buf *o, const stats_report *r)
 {
     stats_ranking rank;
@@ -382,18 +403,92 @@ int stats_report_json(out_buf *o, const stats_report *r)
     json_processes(o, r->c, rank.processes, rank.n_processes);
     out_buf_putc(o, ',');
     key(o, "error");
-    if (r->in->failed) {
-        out_buf_puts(o, "{\"name\":");
-        json_write_cstring(o, r->in->error_name);
-        out_buf_puts(o, ",\"offset\":");
-        json_write_u64(o, r->in->error_offset);
-        out_buf_puts(o, ",\"message\":");
-        json_write_cstring(o, r->in->error_message);
-        out_buf_putc(o, '}');
-    } else {
-        out_buf_puts(o, "null");
-    }
+    json_error(o, r->in);
     out_buf_puts(o, "}\n");
     stats_ranking_free(&rank);
     return 0;
+}
+
+void stats_report_json_error(out_buf *o, const char *path, const cli_input *in)
+{
+    out_buf_putc(o, '{');
+    key(o, "file");
+    json_write_cstring(o, path);
+    out_buf_putc(o, ',');
+    key(o, "error");
+    json_error(o, in);
+    out_buf_puts(o, "}\n");
+}
+
+/* ---- several files ------------------------------------------------------- */
+
+void stats_total_add(stats_total *t, const tread_stats *st, int failed)
+{
+    t->files++;
+    t->failed += failed != 0;
+    t->bytes_in += st->bytes_in;
+    t->bytes_decoded += st->bytes_decoded;
+    t->records += st->records;
+    t->events += st->events;
+    t->warnings += st->warnings;
+    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
+        t->events_by_kind[k] += st->events_by_kind[k];
+    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++)
+        t->warnings_by_kind[k] += st->warnings_by_kind[k];
+}
+
+void stats_report_total_text(out_buf *o, const stats_total *t)
+{
+    out_buf_printf(o, "total:          %" PRIu64 " files, %" PRIu64 " with an error\n",
+                   t->files, t->failed);
+    out_buf_puts(o, "bytes in:       ");
+    write_size(o, t->bytes_in);
+    out_buf_puts(o, "\nbytes decoded:  ");
+    write_size(o, t->bytes_decoded);
+    out_buf_printf(o, "\nrecords:        %" PRIu64 "\n", t->records);
+    out_buf_printf(o, "events:         %" PRIu64 "\n", t->events);
+    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++)
+        if (t->events_by_kind[k])
+            out_buf_printf(o, "  %-22s %" PRIu64 "\n",
+                           tread_event_kind_name((tread_event_kind)k), t->events_by_kind[k]);
+    out_buf_printf(o, "warnings:       %" PRIu64 "\n", t->warnings);
+    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++)
+        if (t->warnings_by_kind[k])
+            out_buf_printf(o, "  %-22s %" PRIu64 "\n",
+                           tread_warning_name((tread_warning_kind)k), t->warnings_by_kind[k]);
+}
+
+void stats_report_total_json(out_buf *o, const stats_total *t)
+{
+    out_buf_puts(o, "{\"total\":{");
+    json_u64_member(o, "files", t->files);
+    out_buf_putc(o, ',');
+    json_u64_member(o, "failed", t->failed);
+    out_buf_putc(o, ',');
+    json_u64_member(o, "bytes_in", t->bytes_in);
+    out_buf_putc(o, ',');
+    json_u64_member(o, "bytes_decoded", t->bytes_decoded);
+    out_buf_putc(o, ',');
+    json_u64_member(o, "records", t->records);
+    out_buf_putc(o, ',');
+    json_u64_member(o, "events", t->events);
+    out_buf_putc(o, ',');
+    key(o, "events_by_kind");
+    out_buf_putc(o, '{');
+    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++) {
+        if (k)
+            out_buf_putc(o, ',');
+        json_u64_member(o, tread_event_kind_name((tread_event_kind)k), t->events_by_kind[k]);
+    }
+    out_buf_puts(o, "},");
+    json_u64_member(o, "warnings", t->warnings);
+    out_buf_putc(o, ',');
+    key(o, "warnings_by_kind");
+    out_buf_putc(o, '{');
+    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++) {
+        if (k)
+            out_buf_putc(o, ',');
+        json_u64_member(o, tread_warning_name((tread_warning_kind)k), t->warnings_by_kind[k]);
+    }
+    out_buf_puts(o, "}}}\n");
 }

@@ -132,6 +132,7 @@ const char *tread_warning_name(tread_warning_kind k)
         [TREAD_WARN_DROPPED_PACKET] = "dropped_packet",
         [TREAD_WARN_CLOCK] = "clock",
         [TREAD_WARN_LIMIT] = "limit",
+        [TREAD_WARN_FORMAT_MISMATCH] = "format_mismatch",
     };
     return NAME_OF(n, k);
 }

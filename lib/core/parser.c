@@ -334,11 +334,21 @@ static tread_status drain_sniff(tread_parser *p)
 static tread_status decide_format(tread_parser *p, int final)
 {
     int need_more = 0;
-    tread_format f = p->forced_format
-                         ? (tread_format)p->forced_format
-                         : tread_sniff_format(p->sniff.data, p->sniff.len, final, &need_more);
-    if (need_more && p->sniff.len < TREAD_SNIFF_MAX)
+    /* sniffed even when forced: a forced format the input does not look
+     * like is a warning that says what the sniffer saw. A forced format
+     * does not wait for the sniffer: when the first bytes fed do not tell
+     * yet, nothing is said. */
+    tread_format seen = tread_sniff_format(p->sniff.data, p->sniff.len, final, &need_more);
+    if (need_more && !p->forced_format && p->sniff.len < TREAD_SNIFF_MAX)
         return TREAD_STATUS_OK;
+    tread_format f = p->forced_format ? (tread_format)p->forced_format : seen;
+    if (f != seen && !need_more && !p->range_done)
+        tread__warn(p, TREAD_WARN_FORMAT_MISMATCH, p->dec_offset,
+                    seen == TREAD_FORMAT_UNKNOWN
+                        ? "format forced to %s, but the input does not look like any format "
+                          "tread knows"
+                        : "format forced to %s, but the input looks like %s",
+                    tread_format_name(f), tread_format_name(seen));
     tread_status st = start_decoder(p, f);
     if (st != TREAD_STATUS_OK)
         return st;

@@ -551,6 +551,62 @@ static int check_trailing(json_decoder *d, const unsigned char *s, size_t n, uin
     return 0;
 }
 
+/* Keeps the first JSON_AFTER_GOOD_MAX bytes after last_good_off, from the
+ * slice s (at d->slice_off) just read: what a parse error in a later slice
+ * needs to find the offending token. */
+static void keep_after_good(json_decoder *d, const unsigned char *s, size_t n)
+{
+    uint64_t end = d->slice_off + n;
+    if (d->after_good_off != d->last_good_off) {
+        d->after_good_off = d->last_good_off;
+        d->after_good_len = 0;
+    }
+    /* Bytes between what is kept and this slice went round yajl: blanks
+     * the fast path took (it takes commas only with the record after
+     * them, which moves last_good_off), or the blanks before a number
+     * that yajl confirmed in the next slice. Kept as blanks. */
+    while (d->after_good_len < JSON_AFTER_GOOD_MAX &&
+           d->after_good_off + d->after_good_len < d->slice_off)
+        d->after_good[d->after_good_len++] = ' ';
+    uint64_t from = d->after_good_off + d->after_good_len;
+    if (d->after_good_len == JSON_AFTER_GOOD_MAX || from >= end)
+        return;
+    size_t take = (size_t)(end - from);
+    if (take > JSON_AFTER_GOOD_MAX - d->after_good_len)
+        take = JSON_AFTER_GOOD_MAX - d->after_good_len;
+    memcpy(d->after_good + d->after_good_len, s + (from - d->slice_off), take);
+    d->after_good_len += take;
+}
+
+/* The byte at input offset off, from after_good or the slice s; -1 when
+ * neither holds it. */
+static int byte_at(const json_decoder *d, const unsigned char *s, size_t n, uint64_t off)
+{
+    if (off >= d->slice_off && off - d->slice_off < n)
+        return s[off - d->slice_off];
+    if (d->after_good_off == d->last_good_off && off >= d->after_good_off && off - d->after_good_off < d->after_good_len)
+        return d->after_good[off - d->after_good_off];
+    return -1;
+}
+
+static int json_space(int c)
+{
+    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* The first non-blank byte at or after off, within JSON_AFTER_GOOD_MAX of
+ * last_good_off (which after_good and the slice cover); UINT64_MAX when
+ * there is none. */
+static uint64_t next_token(const json_decoder *d, const unsigned char *s, size_t n, uint64_t off)
+{
+    for (; off < d->last_good_off + JSON_AFTER_GOOD_MAX && off < d->slice_off + n; off++) {
+        int c = byte_at(d, s, n, off);
+        if (c >= 0 && !json_space(c))
+            return off;
+    }
+    return UINT64_MAX;
+}
+
 static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
 {
     unsigned char *msg = yajl_get_error(d->yh, 0, s, n);
@@ -558,11 +614,41 @@ static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
     size_t ml = strlen(m);
     while (ml && (m[ml - 1] == '\n' || m[ml - 1] == ' '))
         ml--;
-    /* yajl's own position depends on how it buffered the bad token; the
-     * end of the last good token does not, so report that. */
-    tread__fail(d->p, TREAD_ERROR_SYNTAX, d->last_good_off,
-                "invalid JSON after byte %llu: %.*s", (unsigned long long)d->last_good_off,
-                (int)ml, m);
+    /* The offending byte, the same whatever the chunking. A lexical error
+     * is found in the slice yajl was given (s), at the byte that spoils the
+     * token (yajl's position), or, for a byte that starts no token, just
+     * before it (it was consumed). A parse error is a whole token in the
+     * wrong place: its first byte, after the last good token, blanks and
+     * at most one separator that was not itself the offence (a trailing
+     * comma is). At the end
+     * of input (s NULL), or when those bytes were not kept, the end of the
+     * last good token is what is known. */
+    uint64_t at = d->last_good_off;
+    if (s) {
+        uint64_t pos = json_cur_off(d);
+        if (strncmp(m, "parse error", 11) == 0) {
+            uint64_t t = next_token(d, s, n, d->last_good_off);
+            int c = t == UINT64_MAX ? -1 : byte_at(d, s, n, t);
+            if ((c == ',' || c == ':') && pos != t + 1) {
+                /* a trailing comma is the offence itself, where the
+                 * lenient mode's warning points */
+                uint64_t u = next_token(d, s, n, t + 1);
+                int cu = u == UINT64_MAX ? -1 : byte_at(d, s, n, u);
+                if (!(c == ',' && (cu == ']' || cu == '}')))
+                    t = u;
+            }
+            if (t != UINT64_MAX)
+                at = t;
+        } else {
+            int consumed = strstr(m, "invalid char in json text") != NULL;
+            uint64_t bad = consumed && pos > d->slice_off ? pos - 1 : pos;
+            if (bad > d->slice_off + n)
+                bad = d->slice_off + n;
+            if (bad > at)
+                at = bad;
+        }
+    }
+    tread__fail(d->p, TREAD_ERROR_SYNTAX, at, "invalid JSON: %.*s", (int)ml, m);
     if (msg)
         yajl_free_error(d->yh, msg);
     return -1;
@@ -585,6 +671,7 @@ static int json_sink(void *ctx, const unsigned char *s, size_t n, uint64_t off,
     d->done_in_slice = 0;
     yajl_status st = yajl_parse(d->yh, s, n);
     if (st == yajl_status_ok) {
+        keep_after_good(d, s, n);
         if (d->done_in_slice && d->done_taken < n)
             return check_trailing(d, s + d->done_taken, n - d->done_taken, off + d->done_taken);
         return 0;

@@ -17,6 +17,9 @@
 #ifndef TREAD_JSON_DECODER_H
 #define TREAD_JSON_DECODER_H
 
+/* Bytes after the last good token looked at for a syntax error. */
+#define JSON_AFTER_GOOD_MAX 256
+
 #include <yajl/yajl_parse.h>
 #include "core/parser.h"
 #include "json/json_filter.h"
@@ -89,6 +92,12 @@ typedef struct json_decoder {
     uint64_t special_end;     /* end of the NaN/Infinity word */
     int slice_synthetic;
     uint64_t last_good_off; /* end of the last token yajl accepted */
+    /* The first bytes after last_good_off, kept across slices so that a
+     * parse error names the offending token's first byte whatever the
+     * chunking (report_yajl_error). */
+    unsigned char after_good[JSON_AFTER_GOOD_MAX];
+    size_t after_good_len;
+    uint64_t after_good_off;  /* == last_good_off when after_good is valid */
 
     /* a lenient NaN/Infinity standing in as "0" */
     int special;

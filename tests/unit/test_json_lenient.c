@@ -395,6 +395,46 @@ static void test_syntax_errors(void)
     }
 }
 
+/* The error names the offending byte itself: the byte that no JSON text
+ * can have there (issue 27: one before it was reported), whatever the
+ * chunking (parse_at's chunk checks compare the offsets too). */
+static void test_syntax_offsets(void)
+{
+    static const struct {
+        const char *doc;
+        const char *bad; /* the offending byte is the first of these */
+    } t[] = {
+        {"[{\"ph\":\"X\" x}]", "x}"},
+        {"[{\"ph\":\"X\", x}]", "x}"},
+        {"[1,,2]", ",2"},
+        {"[{\"ph\":\"X\" , \"name\": tru}]", "}]"},
+        {"[{\"ph\":\"X\",\"name\":\"a\"}} ", "} "},
+        {"[{\"ph\":\"X\",\"name\":\"a\"} {\"a\":1}]", "{\"a"},
+        {"[{\"ph\":\"X\",\"ts\":1e}]", "}]"},
+        {"{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}] @}", "@"},
+        {"[{\"ph\":\"X\",\"name\":\"a\x01\"}]", "\x01"},
+        {"[{\"ph\":\"X\",\"ts\":-}]", "}]"},
+        {"[{\"ph\":\"B\"},\n\n   ?]", "?"},
+        {"[{\"ph\":\"B\"} , ]", ", ]"},
+        {"{\"traceEvents\":[{\"ph\":\"B\"},]}", ",]"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        /* a trailing comma is an error in strict mode only */
+        int lenient_too = strstr(t[i].bad, ",") != t[i].bad;
+        for (int strict = !lenient_too; strict < 2; strict++) {
+            parse_at(t[i].doc, strlen(t[i].doc), strict ? STRICT : NULL, __LINE__);
+            CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
+            CHECK_EQ_INT(C.error, TREAD_ERROR_SYNTAX);
+            uint64_t at = offset_of(t[i].doc, t[i].bad, 0);
+            if (C.error_offset != at)
+                fprintf(stderr, "  %s (strict %d): error at %llu, offending byte %llu\n",
+                        t[i].doc, strict, (unsigned long long)C.error_offset,
+                        (unsigned long long)at);
+            CHECK_EQ_INT(C.error_offset, at);
+        }
+    }
+}
+
 static void test_limits(void)
 {
     /* depth: [ { { plus arrays; 8 levels pass, 9 fail */
@@ -500,6 +540,7 @@ int main(void)
     test_truncated_event();
     test_trailing_data();
     test_syntax_errors();
+    test_syntax_offsets();
     test_limits();
     return TEST_EXIT();
 }
