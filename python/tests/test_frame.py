@@ -152,6 +152,8 @@ def test_args_columns(tmp_path):
         tread.frame(path, columns=["name"], args=["name"])
     with pytest.raises(TypeError):
         tread.frame(path, args="n")
+    with pytest.raises(TypeError):
+        tread.frame(path, columns="name")
 
 
 def test_filters_are_those_of_open(tmp_path):
