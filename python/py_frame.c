@@ -116,11 +116,22 @@ typedef struct strdict {
     size_t n;
 } strdict;
 
+/* Eight bytes at a time: names are short, and this runs once per string
+ * column per event. */
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ n;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+        p += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, p, n);
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
     return h ^ (h >> 29);
 }
 
@@ -288,16 +299,25 @@ typedef struct framer {
     argcol *acols;
     size_t nacols;
     size_t rows;
+    size_t cap_rows;           /* every column has room for this many */
     tpy_options opt;
     PyThreadState *released;   /* non-NULL while the lock is released */
     int nomem, cb_failed;
     unsigned since_pause;
 } framer;
 
+/* The width of a row in each array of a column. */
+static size_t data_width(const column *c)
+{
+    switch (c->spec->type) {
+    case C_CATFIX: return 1;
+    case C_CATSTR: return 4;
+    default: return 8;
+    }
+}
+
 static int put_i64n(column *c, int present, int64_t v)
 {
-    if (raw_reserve(&c->data, 8) != 0 || raw_reserve(&c->mask, 1) != 0)
-        return -1;
     if (!present)
         v = 0;
     memcpy(c->data.p + c->data.len, &v, 8);
@@ -308,8 +328,6 @@ static int put_i64n(column *c, int present, int64_t v)
 
 static int put_u64(column *c, uint64_t v)
 {
-    if (raw_reserve(&c->data, 8) != 0)
-        return -1;
     memcpy(c->data.p + c->data.len, &v, 8);
     c->data.len += 8;
     return 0;
@@ -317,8 +335,6 @@ static int put_u64(column *c, uint64_t v)
 
 static int put_code8(column *c, int code)
 {
-    if (raw_reserve(&c->data, 1) != 0)
-        return -1;
     c->data.p[c->data.len++] = (unsigned char)(signed char)code;
     return 0;
 }
@@ -327,8 +343,6 @@ static int put_str(column *c, const tread_str *s)
 {
     int32_t code = -1;
     if (s->ptr && (code = strdict_code(&c->dict, s->ptr, s->len)) < 0)
-        return -1;
-    if (raw_reserve(&c->data, 4) != 0)
         return -1;
     memcpy(c->data.p + c->data.len, &code, 4);
     c->data.len += 4;
@@ -411,8 +425,6 @@ static int put_column(column *c, const tread_event *ev)
 
 static int put_arg(argcol *a, const tread_event *ev)
 {
-    if (raw_reserve(&a->tags, 1) != 0 || raw_reserve(&a->vals, 8) != 0)
-        return -1;
     tread_arg arg;
     unsigned char tag = A_MISSING;
     uint64_t v = 0;
@@ -458,6 +470,25 @@ static int put_arg(argcol *a, const tread_event *ev)
     return 0;
 }
 
+/* Room for rows more rows in every array, so that the per-event code
+ * writes without checking. 0, or -1 when out of memory. */
+static int reserve_rows(framer *f, size_t rows)
+{
+    for (size_t i = 0; i < f->ncols; i++) {
+        column *c = &f->cols[i];
+        if (raw_reserve(&c->data, rows * data_width(c)) != 0 ||
+            ((c->spec->type == C_I64N || c->spec->type == C_U64N) &&
+             raw_reserve(&c->mask, rows) != 0))
+            return -1;
+    }
+    for (size_t i = 0; i < f->nacols; i++)
+        if (raw_reserve(&f->acols[i].tags, rows) != 0 ||
+            raw_reserve(&f->acols[i].vals, rows * 8) != 0)
+            return -1;
+    f->cap_rows = f->rows + rows;
+    return 0;
+}
+
 static int on_event(void *user, const tread_event *ev)
 {
     framer *f = user;
@@ -465,6 +496,8 @@ static int on_event(void *user, const tread_event *ev)
         return 1;
     if (!tpy_filter_pass(&f->opt.filter, ev))
         return ++f->since_pause >= PAUSE_EVERY;
+    if (f->rows == f->cap_rows && reserve_rows(f, f->rows > 4096 ? f->rows : 4096) != 0)
+        goto nomem;
     for (size_t i = 0; i < f->ncols; i++)
         if (put_column(&f->cols[i], ev) != 0)
             goto nomem;
@@ -514,63 +547,69 @@ static void framer_free(framer *f)
 
 /* ---- results ---------------------------------------------------------- */
 
-/* The dictionary's strings as a list; codes is rewritten if two byte
- * strings decode to the same str (malformed UTF-8 replaced), so that the
- * categories stay unique. */
+/* The dictionary's strings as a list. Distinct byte strings are distinct
+ * str unless malformed UTF-8 was replaced by U+FFFD: only then is the
+ * list checked for duplicates, and codes rewritten so that the categories
+ * stay unique. */
 static PyObject *categories(strdict *d, int32_t *codes, size_t n)
 {
-    PyObject *list = PyList_New(0), *seen = PyDict_New();
-    int32_t *remap = NULL;
     const size_t *offs = (const size_t *)(void *)d->offs.p;
     const size_t *lens = (const size_t *)(void *)d->lens.p;
-    if (!list || !seen)
-        goto fail;
+    PyObject *list = PyList_New((Py_ssize_t)d->n), *seen = NULL, *out = NULL;
+    int32_t *remap = NULL;
+    int replaced = 0;
+    if (!list)
+        return NULL;
     for (size_t c = 0; c < d->n; c++) {
-        PyObject *s = tpy_str((const char *)d->arena.p + offs[c], lens[c]);
+        const char *p = (const char *)d->arena.p + offs[c];
+        PyObject *s = PyUnicode_DecodeUTF8(p, (Py_ssize_t)lens[c], NULL);
+        if (!s && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+            PyErr_Clear();
+            replaced = 1;
+            s = tpy_str(p, lens[c]);
+        }
         if (!s)
             goto fail;
+        PyList_SET_ITEM(list, (Py_ssize_t)c, s);
+    }
+    if (!replaced)
+        return list;
+    /* rare: keep the first of each str, and map the codes of the others */
+    if (!(seen = PyDict_New()) || !(out = PyList_New(0)) ||
+        !(remap = PyMem_Malloc((d->n + 1) * sizeof *remap))) {
+        if (!PyErr_Occurred())
+            PyErr_NoMemory();
+        goto fail;
+    }
+    for (size_t c = 0; c < d->n; c++) {
+        PyObject *s = PyList_GET_ITEM(list, (Py_ssize_t)c);
         PyObject *prev = PyDict_GetItemWithError(seen, s);
-        if (prev || PyErr_Occurred()) {
-            if (!prev) {
-                Py_DECREF(s);
-                goto fail;
-            }
-            if (!remap) {
-                remap = PyMem_Malloc(d->n * sizeof *remap);
-                if (!remap) {
-                    Py_DECREF(s);
-                    PyErr_NoMemory();
-                    goto fail;
-                }
-                for (size_t k = 0; k < d->n; k++)
-                    remap[k] = (int32_t)k;
-            }
+        if (prev) {
             remap[c] = (int32_t)PyLong_AsLong(prev);
-            Py_DECREF(s);
             continue;
         }
-        PyObject *code = PyLong_FromSsize_t(PyList_GET_SIZE(list));
+        if (PyErr_Occurred())
+            goto fail;
+        PyObject *code = PyLong_FromSsize_t(PyList_GET_SIZE(out));
         int rc = code ? PyDict_SetItem(seen, s, code) : -1;
         Py_XDECREF(code);
-        if (rc != 0 || PyList_Append(list, s) != 0) {
-            Py_DECREF(s);
+        if (rc != 0 || PyList_Append(out, s) != 0)
             goto fail;
-        }
-        if (remap)
-            remap[c] = (int32_t)(PyList_GET_SIZE(list) - 1);
-        Py_DECREF(s);
+        remap[c] = (int32_t)(PyList_GET_SIZE(out) - 1);
     }
-    if (remap && codes)
+    if (codes)
         for (size_t i = 0; i < n; i++)
             if (codes[i] >= 0)
                 codes[i] = remap[codes[i]];
     PyMem_Free(remap);
     Py_DECREF(seen);
-    return list;
+    Py_DECREF(list);
+    return out;
 fail:
     PyMem_Free(remap);
-    Py_XDECREF(list);
     Py_XDECREF(seen);
+    Py_XDECREF(out);
+    Py_DECREF(list);
     return NULL;
 }
 

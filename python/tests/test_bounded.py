@@ -15,22 +15,22 @@ GIB = 1 << 30
 # chunk, one batch of events and the parser's bounded buffers.
 RSS_BOUND_MIB = 48
 
-SCRIPT = r"""
+# VmHWM, not getrusage's ru_maxrss: that one keeps the high-water mark of
+# the process before exec, i.e. of the forked copy of pytest (which may
+# have imported pandas: tens of MiB).
+HWM = r"""
+def hwm_kib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+"""
+
+SCRIPT = HWM + r"""
 import json, resource, sys
 sys.path.insert(0, %(here)r)
 import tread
 from bigtrace import BigTrace
-def peak_kib():
-    # VmHWM: this process's own peak. ru_maxrss would also count the
-    # parent's memory that fork copied in before the exec (Linux keeps it
-    # across exec), so a pytest that imported pandas would be measured.
-    try:
-        for line in open("/proc/self/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 src = BigTrace(%(size)d)
 n = rare = 0
 kept = []
@@ -43,7 +43,7 @@ for ev in r:
 print(json.dumps({"n": n, "rare": rare, "events": r.stats()["events"],
                   "expected": src.total_events, "blocks": src.n_blocks,
                   "size": src.size, "read": src.bytes_read,
-                  "maxrss_kib": peak_kib()}))
+                  "maxrss_kib": hwm_kib()}))
 """
 
 

@@ -100,6 +100,16 @@ def test_made_traces_partitions_names_file(tmp_path):
         assert set(rows["thread_name"].astype(object)) == {"main"}
         assert part[part["tid"] == 2]["thread_name"].isna().all()
     assert dask_counts(ddf) == stats_counts(paths)
+    # names joined even when pid and tid are not among the columns
+    slim = td.read_traces(paths, columns=["name"]).compute(scheduler="sync")
+    assert list(slim.columns) == ["name", "process_name", "thread_name", "file"]
+    assert slim["process_name"].astype(object).tolist() == \
+        df["process_name"].astype(object).tolist()
+    assert slim["thread_name"].astype(object).tolist() == \
+        df["thread_name"].astype(object).tolist()
+    slim = td.read_traces(paths, columns=["name"], kinds={"complete"}).compute(
+        scheduler="sync")
+    assert slim["process_name"].notna().all()
     # a filter that drops the metadata: the names come from a pass of their own
     only = td.read_traces(paths, kinds={"complete"}).compute(scheduler="sync")
     assert (only["kind"] == "complete").all() and only["process_name"].notna().all()

@@ -152,6 +152,8 @@ def test_args_columns(tmp_path):
         tread.frame(path, columns=["name"], args=["name"])
     with pytest.raises(TypeError):
         tread.frame(path, args="n")
+    with pytest.raises(TypeError):
+        tread.frame(path, columns="name")
 
 
 def test_filters_are_those_of_open(tmp_path):
@@ -215,12 +217,16 @@ def test_without_pandas_import_error(tmp_path):
     assert out.startswith("ImportError") and "python3-pandas" in out
 
 
+# VmHWM: getrusage's ru_maxrss would count the forked copy of pytest
 BIG_SCRIPT = r"""
-import resource, sys, tread, pandas
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+import sys, tread, pandas
+def hwm():
+    with open("/proc/self/status") as f:
+        return [int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:")][0]
+base = hwm()
 df = tread.frame(sys.argv[1])
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(len(df), base * 1024, peak * 1024, int(df.memory_usage(deep=True).sum()))
+peak = hwm()
+print(len(df), base, peak, int(df.memory_usage(deep=True).sum()))
 """
 
 
@@ -235,3 +241,14 @@ def test_memory_is_the_frame_and_a_bounded_parser(tmp_path):
     rows, base, peak, frame_bytes = map(int, out)
     assert rows == 400000
     assert peak - base <= 2 * frame_bytes, (peak - base, frame_bytes)
+
+
+def test_malformed_utf8_categories_stay_unique():
+    # two byte strings that decode to the same str: one category, the
+    # codes of the second mapped to it
+    data = (b'[{"name":"a\xff","ph":"i","ts":1,"pid":1},'
+            b'{"name":"a\xfe","ph":"i","ts":2,"pid":1},{"name":"b","ph":"i","ts":3,"pid":1}]')
+    df = tread.frame(io.BytesIO(data), warnings="ignore")
+    want = [ev.name for ev in tread.open(io.BytesIO(data), warnings="ignore")]
+    assert df["name"].tolist() == want == ["a\ufffd", "a\ufffd", "b"]
+    assert list(df["name"].cat.categories) == ["a\ufffd", "b"]

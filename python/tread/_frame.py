@@ -90,9 +90,9 @@ def frame(source, columns=None, args=None, **filters):
     name_prefix, cat_prefix, start, end, format, the parser limits,
     warnings ...), applied in C. Needs pandas and numpy."""
     np, pd = _modules()
-    columns = DEFAULT_COLUMNS if columns is None else tuple(columns)
     if isinstance(columns, str):
         raise TypeError("columns: a list of column names, not a str")
+    columns = DEFAULT_COLUMNS if columns is None else tuple(columns)
     if isinstance(args, str):
         raise TypeError("args: a list of argument keys, not a str")
     dtypes = dict(args) if isinstance(args, dict) else {}

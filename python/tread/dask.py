@@ -152,15 +152,18 @@ def read_partition(path, begin, end, file_names, columns, keys, dtypes, filters,
         if end is not None:
             opts["range_end"] = end
     extra = []
-    if file_names and name_table is None:
-        extra = [c for c in _NAME_COLUMNS if c not in columns]
+    if file_names:
+        # the join needs pid and tid; resolving here, the metadata columns
+        need = _NAME_COLUMNS if name_table is None else ("pid", "tid")
+        extra = [c for c in need if c not in columns]
     df = tread.frame(path, list(columns) + extra, args=list(keys), **opts)
     if file_names:
         if name_table is None:
             name_table = names_from(df)
+        joined = _join_names(df, *name_table)  # on pid and tid, before they go
         if extra:
             df = df.drop(columns=extra)
-        for col, values in _join_names(df, *name_table).items():
+        for col, values in joined.items():
             df[col] = values
     for key in keys:
         dtype = dtypes.get(key)
