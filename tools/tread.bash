@@ -39,7 +39,7 @@ _tread()
 
     case $prev in
         --format)
-            COMPREPLY=($(compgen -W "json perfetto fxt ftrace systrace" -- "$cur"))
+            COMPREPLY=($(compgen -W "json perfetto fxt ftrace systrace cpuprofile" -- "$cur"))
             return ;;
         --to)
             COMPREPLY=($(compgen -W "json perfetto" -- "$cur"))
@@ -71,7 +71,7 @@ _tread()
         stats) own="--json --top -j --jobs" ;;
         cat) own="--kind --name --cat --pid --tid --start --end --limit --fields --packets" ;;
         convert) own="--to --max-interned" ;;
-        split) own="--max-bytes --to --max-interned" ;;
+        split) own="--max-bytes --max-total-bytes --to --max-interned" ;;
         help)
             COMPREPLY=($(compgen -W "stats cat convert split" -- "$cur"))
             return ;;
