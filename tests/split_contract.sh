@@ -16,7 +16,7 @@
 top_srcdir="${top_srcdir:-.}"
 top_builddir="${top_builddir:-.}"
 CORPUS="${TREAD_CORPUS:-$top_srcdir/../shared/corpus}"
-SAMPLE_BYTES=${SAMPLE_BYTES:-300000}
+SAMPLE_BYTES=${SAMPLE_BYTES:-200000}
 SIZES=${SIZES:-"1K 16K 256K"}
 if [ ! -d "$CORPUS" ]; then
     echo "SKIP: corpus not found at $CORPUS (../shared is absent; set TREAD_CORPUS)"
