@@ -307,6 +307,9 @@ static int on_warning(void *user, const tread_warning *w)
         fuzz_fail("tread_warning.kind out of range");
     if (!w->message)
         fuzz_fail("tread_warning.message is NULL");
+    if (w->kind == TREAD_WARN_COMPRESSED_TRUNCATED ||
+        (w->kind == TREAD_WARN_BAD_RECORD && strstr(w->message, "does not decompress")))
+        st->out->inflate_damage = 1;
     mix(st, (uint64_t)w->kind);
     mix(st, w->offset);
     touch(st, w->message, strlen(w->message), "tread_warning.message");
@@ -578,4 +581,37 @@ void fuzz_compare(const fuzz_outcome *ref, const fuzz_outcome *run)
                 (unsigned long long)run->warnings, (unsigned long long)run->records);
         fuzz_fail("chunking or pausing changes the callbacks or their contents");
     }
+}
+
+void fuzz_compare_engines(const fuzz_outcome *zlib, const fuzz_outcome *isal)
+{
+    if (zlib->stopped || isal->stopped)
+        return; /* fed different amounts */
+    if (zlib->error == TREAD_ERROR_DECOMPRESS || isal->error == TREAD_ERROR_DECOMPRESS) {
+        /* the other may fail first elsewhere (garbage that came out) */
+        if (zlib->status != TREAD_STATUS_ERROR || isal->status != TREAD_STATUS_ERROR) {
+            fprintf(stderr, "fuzz: zlib: status %d (%s), isa-l: status %d (%s)\n", zlib->status,
+                    tread_error_name(zlib->error), isal->status, tread_error_name(isal->error));
+            fuzz_fail("one inflate engine finds the gzip stream damaged, the other does not");
+        }
+        return;
+    }
+    if (zlib->inflate_damage || isal->inflate_damage) {
+        if (zlib->status == TREAD_STATUS_OK && isal->status == TREAD_STATUS_OK &&
+            zlib->inflate_damage != isal->inflate_damage)
+            fuzz_fail("one inflate engine finds a deflate stream cut or damaged, the other not");
+        return;
+    }
+    fuzz_compare(zlib, isal);
+    fuzz_compare_errors(zlib, isal);
+}
+
+int fuzz_have_isal(void)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    int ok = tread_config(p, TREAD_OPT_INFLATE, 1) == 0;
+    tread_parser_free(p);
+    return ok;
 }
