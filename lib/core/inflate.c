@@ -266,12 +266,6 @@ static uint64_t isal_unread(const tread_inflater *f)
     return back < f->taken ? back : f->taken;
 }
 
-/* The last bytes of each input are given to isa-l one at a time: given
- * with more before them, it leaves the last symbol of a cut stream
- * undecoded (it wants bits beyond it), where zlib decodes it; fed in
- * small pieces it decodes all it can. */
-#define ISAL_TAIL 16
-
 static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
                     size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
 {
@@ -290,10 +284,6 @@ static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
         /* isa-l counts in uint32_t too */
         size_t avail = in_len - *in_used, room = out_cap - *out_len;
         if (avail > (1u << 30)) avail = 1u << 30;
-        if (avail > ISAL_TAIL)
-            avail -= ISAL_TAIL; /* the last bytes alone: see ISAL_TAIL */
-        else if (avail > 1)
-            avail = 1;
         if (room > (1u << 30)) room = 1u << 30;
         s->next_in = (uint8_t *)(uintptr_t)(in + *in_used);
         s->avail_in = (uint32_t)avail;
