@@ -533,6 +533,15 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
         s = settle(p, &st, tread_finish(p), before);
     }
     out->status = s;
+    {
+        /* warnings held back (TREAD_OPT_MAX_WARNINGS_REPORTED) may have
+         * been a deflate stream's */
+        tread_stats ws;
+        tread_get_stats(p, &ws);
+        if (ws.warnings_by_kind[TREAD_WARN_COMPRESSED_TRUNCATED] ||
+            (ws.warnings > out->warnings && ws.warnings_by_kind[TREAD_WARN_BAD_RECORD]))
+            out->inflate_damage = 1;
+    }
     if (s == TREAD_STATUS_ERROR) {
         check_error(p);
         if (st.verbose)

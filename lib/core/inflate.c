@@ -159,6 +159,7 @@ int tread_inflate_init(tread_inflater *f, const tread_alloc *a, int engine, int 
         f->is = tread_malloc(a, sizeof *f->is);
         if (!f->is)
             return TREAD_INF_NOMEM;
+        memset(f->is, 0, sizeof *f->is); /* its history starts defined */
         isal_begin(f);
         return TREAD_INF_OK;
     }
@@ -291,6 +292,10 @@ static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
         s->avail_out = (uint32_t)room;
         int rc = isal_inflate(s);
         size_t used = avail - s->avail_in, made = room - s->avail_out;
+        if (rc < 0)
+            made = 0; /* isa-l copies a match before it checks its distance:
+                         what it wrote in the failing call is not data
+                         (valgrind: bytes from its unwritten history) */
         if (f->gzip && used)
             keep_tail(f, in + *in_used, used);
         *in_used += used;
