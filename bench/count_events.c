@@ -16,7 +16,10 @@
  * (TREAD_OPT_DECOMPRESS_THREAD 0): the whole work on one core, whose CPU
  * time bounds what any split of it between cores could reach.
  *
- * Usage: bench/count_events [-j N] [--read-inline | --single-thread] FILE
+ * --zlib inflates gzip input and Perfetto compressed packets with zlib
+ * (TREAD_OPT_INFLATE 0) instead of isa-l, for the comparison.
+ *
+ * Usage: bench/count_events [-j N] [--read-inline | --single-thread] [--zlib] FILE
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -60,7 +63,7 @@ static int on_event(void *user, const tread_event *ev)
 
 typedef struct job {
     const char *path;
-    int read_inline, decompress_inline;
+    int read_inline, decompress_inline, zlib;
     int64_t begin, end; /* end -1: to the end */
     counts c;
     int failed;
@@ -78,7 +81,8 @@ static void *run_job(void *arg)
     if ((j->begin && tread_config(p, TREAD_OPT_RANGE_BEGIN, j->begin)) ||
         (j->end >= 0 && tread_config(p, TREAD_OPT_RANGE_END, j->end)) ||
         (j->read_inline && tread_config(p, TREAD_OPT_READ_THREAD, 0)) ||
-        (j->decompress_inline && tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, 0))) {
+        (j->decompress_inline && tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, 0)) ||
+        (j->zlib && tread_config(p, TREAD_OPT_INFLATE, 0))) {
         fprintf(stderr, "count_events: option not accepted\n");
         j->failed = 1;
     }
@@ -96,7 +100,7 @@ static void *run_job(void *arg)
 
 int main(int argc, char **argv)
 {
-    int jobs = 1, read_inline = 0, decompress_inline = 0;
+    int jobs = 1, read_inline = 0, decompress_inline = 0, zlib = 0;
     for (;;) {
         if (argc >= 3 && strcmp(argv[1], "-j") == 0) {
             jobs = atoi(argv[2]);
@@ -104,6 +108,10 @@ int main(int argc, char **argv)
             argc -= 2;
         } else if (argc >= 2 && strcmp(argv[1], "--read-inline") == 0) {
             read_inline = 1;
+            argv++;
+            argc--;
+        } else if (argc >= 2 && strcmp(argv[1], "--zlib") == 0) {
+            zlib = 1;
             argv++;
             argc--;
         } else if (argc >= 2 && strcmp(argv[1], "--single-thread") == 0) {
@@ -115,7 +123,7 @@ int main(int argc, char **argv)
         }
     }
     if (argc != 2 || jobs < 1 || jobs > MAX_JOBS) {
-        fprintf(stderr, "usage: count_events [-j N] [--read-inline | --single-thread] FILE\n");
+        fprintf(stderr, "usage: count_events [-j N] [--read-inline | --single-thread] [--zlib] FILE\n");
         return 2;
     }
     static job js[MAX_JOBS];
@@ -134,6 +142,7 @@ int main(int argc, char **argv)
         js[k].path = argv[1];
         js[k].read_inline = read_inline;
         js[k].decompress_inline = decompress_inline;
+        js[k].zlib = zlib;
         js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, RANGE_CUTS_FXT_PREFIX_COST);
         js[k].end = k == jobs - 1 ? -1
                                   : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1,

@@ -10,7 +10,9 @@
  * compressed packets expanded inline (TREAD_OPT_DECOMPRESS_THREAD 0): the
  * reference; whole with the fast reader, and in random chunks with pauses
  * (fast reader on or off), both expanding on the decompression thread;
- * all runs must agree, errors included.
+ * all runs must agree, errors included. When tread has isa-l, the
+ * reference is run again inflating with zlib (TREAD_OPT_INFLATE 0), the
+ * oracle (fuzz_compare_engines).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -95,5 +97,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_compare(&out[0], &out[2]);
     /* the same reader whole and stressed: the same statistics and counters */
     fuzz_compare_counts(&out[o.stressed_fast ? 1 : 0], &out[2]);
+    if (fuzz_have_isal()) {
+        /* the reference again with the other inflate engine */
+        fuzz_plan plan = {0, SIZE_MAX, PF_FUZZ_DECODED_BUDGET, TREAD_FORMAT_PERFETTO, 0};
+        tread_parser *p = new_parser(&o, 0, 0);
+        if (tread_config(p, TREAD_OPT_INFLATE, 0) != 0)
+            fuzz_fail("tread_config rejects INFLATE 0");
+        fuzz_outcome z;
+        fuzz_run(p, &plan, data, size, &z);
+        tread_parser_free(p);
+        fuzz_compare_engines(&z, &out[0]);
+    }
     return 0;
 }

@@ -12,7 +12,9 @@
  * chunks with pauses with it expanded on the decompression thread
  * (TREAD_OPT_DECOMPRESS_THREAD 1: the allocator is thread-safe), and both
  * runs must agree: callbacks and their contents, how the parse ends, and
- * (when it ends well) the final statistics and every format counter.
+ * (when it ends well) the final statistics and every format counter. When
+ * tread has isa-l, a third run inflates with zlib (TREAD_OPT_INFLATE 0),
+ * fed as the first, and must agree with it (fuzz_compare_engines).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -132,8 +134,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)fuzz_rng_below(&r, 16);
     int strict = fuzz_rng_below(&r, 4) == 0;
 
-    fuzz_outcome out[2];
-    for (int stressed = 0; stressed < 2; stressed++) {
+    /* the default engine (isa-l when built with it) whole and stressed,
+     * then zlib, the oracle, fed as the first run */
+    int runs = fuzz_have_isal() ? 3 : 2;
+    fuzz_outcome out[3];
+    for (int run = 0; run < runs; run++) {
+        int stressed = run == 1;
         fuzz_plan plan = {stressed, MAX_CHUNK, DECODED_BUDGET, TREAD_FORMAT_UNKNOWN, 0};
         counting_alloc ca = {PTHREAD_MUTEX_INITIALIZER, 0, 0, fail_after};
         tread_allocator alloc = {counting_malloc, counting_realloc, counting_free, &ca};
@@ -151,7 +157,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             tread_config(p, TREAD_OPT_LENIENT, 0);
         if (tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, stressed) != 0)
             fuzz_fail("tread_config rejects DECOMPRESS_THREAD");
-        fuzz_run(p, &plan, data, size, &out[stressed]);
+        if (run == 2 && tread_config(p, TREAD_OPT_INFLATE, 0) != 0)
+            fuzz_fail("tread_config rejects INFLATE 0");
+        fuzz_run(p, &plan, data, size, &out[run]);
         tread_parser_free(p);
         if (ca.live != 0)
             fuzz_fail("memory still allocated after tread_parser_free");
@@ -160,5 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_compare(&out[0], &out[1]);
         fuzz_compare_counts(&out[0], &out[1]);
     }
+    if (runs == 3)
+        fuzz_compare_engines(&out[2], &out[0]);
     return 0;
 }

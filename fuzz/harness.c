@@ -307,6 +307,9 @@ static int on_warning(void *user, const tread_warning *w)
         fuzz_fail("tread_warning.kind out of range");
     if (!w->message)
         fuzz_fail("tread_warning.message is NULL");
+    if (w->kind == TREAD_WARN_COMPRESSED_TRUNCATED ||
+        (w->kind == TREAD_WARN_BAD_RECORD && strstr(w->message, "does not decompress")))
+        st->out->inflate_damage = 1;
     mix(st, (uint64_t)w->kind);
     mix(st, w->offset);
     touch(st, w->message, strlen(w->message), "tread_warning.message");
@@ -541,6 +544,15 @@ void fuzz_run(tread_parser *p, const fuzz_plan *plan, const uint8_t *data,
             out->counters[i].value = cs[i].value;
         }
     }
+    {
+        /* warnings held back (TREAD_OPT_MAX_WARNINGS_REPORTED) may have
+         * been a deflate stream's */
+        tread_stats ws;
+        tread_get_stats(p, &ws);
+        if (ws.warnings_by_kind[TREAD_WARN_COMPRESSED_TRUNCATED] ||
+            (ws.warnings > out->warnings && ws.warnings_by_kind[TREAD_WARN_BAD_RECORD]))
+            out->inflate_damage = 1;
+    }
     if (s == TREAD_STATUS_ERROR) {
         check_error(p);
         if (st.verbose)
@@ -644,4 +656,37 @@ void fuzz_compare_counts(const fuzz_outcome *ref, const fuzz_outcome *run)
     }
     if (bad)
         fuzz_fail("chunking or pausing changes the format counters");
+}
+
+void fuzz_compare_engines(const fuzz_outcome *zlib, const fuzz_outcome *isal)
+{
+    if (zlib->stopped || isal->stopped)
+        return; /* fed different amounts */
+    if (zlib->error == TREAD_ERROR_DECOMPRESS || isal->error == TREAD_ERROR_DECOMPRESS) {
+        /* the other may fail first elsewhere (garbage that came out) */
+        if (zlib->status != TREAD_STATUS_ERROR || isal->status != TREAD_STATUS_ERROR) {
+            fprintf(stderr, "fuzz: zlib: status %d (%s), isa-l: status %d (%s)\n", zlib->status,
+                    tread_error_name(zlib->error), isal->status, tread_error_name(isal->error));
+            fuzz_fail("one inflate engine finds the gzip stream damaged, the other does not");
+        }
+        return;
+    }
+    if (zlib->inflate_damage || isal->inflate_damage) {
+        if (zlib->status == TREAD_STATUS_OK && isal->status == TREAD_STATUS_OK &&
+            zlib->inflate_damage != isal->inflate_damage)
+            fuzz_fail("one inflate engine finds a deflate stream cut or damaged, the other not");
+        return;
+    }
+    fuzz_compare(zlib, isal);
+    fuzz_compare_errors(zlib, isal);
+}
+
+int fuzz_have_isal(void)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    int ok = tread_config(p, TREAD_OPT_INFLATE, 1) == 0;
+    tread_parser_free(p);
+    return ok;
 }

@@ -65,6 +65,9 @@ typedef struct fuzz_outcome {
         char name[64];
         uint64_t value;
     } counters[FUZZ_MAX_COUNTERS];
+    int inflate_damage;       /* a cut or damaged deflate stream was
+                                 warned about (Perfetto compressed packets,
+                                 a cut gzip stream) */
 } fuzz_outcome;
 
 /* Parses data with p (configured, callbacks not set) following the plan. */
@@ -85,6 +88,16 @@ void fuzz_compare_counts(const fuzz_outcome *reference, const fuzz_outcome *stre
  * (for runs fed the same way: where an error is found may depend on the
  * chunking). */
 void fuzz_compare_errors(const fuzz_outcome *reference, const fuzz_outcome *run);
+
+/* Fails unless runs with the inflate engines zlib and isa-l
+ * (TREAD_OPT_INFLATE), fed the same way, agree: the same callbacks and
+ * contents; where a deflate stream is cut or damaged, the same verdict
+ * (isa-l may find damage a few bytes later and leave the symbol before a
+ * cut undecoded: tread(3)). */
+void fuzz_compare_engines(const fuzz_outcome *zlib, const fuzz_outcome *isal);
+
+/* 1 when this build of tread has isa-l (TREAD_OPT_INFLATE 1). */
+int fuzz_have_isal(void);
 
 /* Reports a broken invariant and aborts (libFuzzer records the input). */
 _Noreturn void fuzz_fail(const char *what);

@@ -537,6 +537,17 @@ typedef enum tread_option {
                                       reported: BEGIN default 0, */
     TREAD_OPT_RANGE_END,           /* END default -1 (the end of input).
                                       FXT only; see "Byte ranges" below */
+    TREAD_OPT_READ_THREAD,         /* 1 (default): tread_parse_fd and
+                                      tread_parse_path read a regular file
+                                      ahead on a second thread, beside the
+                                      decoding (pipes, terminals and
+                                      sockets are always read inline); 0:
+                                      the calling thread reads. The thread
+                                      only calls read(2), never the
+                                      allocator or a callback. Events,
+                                      warnings and errors are the same
+                                      either way; the fd's offset after an
+                                      error or a stop is not specified */
     TREAD_OPT_MAX_PROFILE_NODES,   /* V8 CPU profiles (JSON Profile /
                                       ProfileChunk / CpuProfile events,
                                       .cpuprofile files): profiles and
@@ -548,17 +559,16 @@ typedef enum tread_option {
                                       again, a parent from a children list
                                       is lost) and a new profile's records
                                       are delivered unexpanded */
-    TREAD_OPT_READ_THREAD          /* 1 (default): tread_parse_fd and
-                                      tread_parse_path read a regular file
-                                      ahead on a second thread, beside the
-                                      decoding (pipes, terminals and
-                                      sockets are always read inline); 0:
-                                      the calling thread reads. The thread
-                                      only calls read(2), never the
-                                      allocator or a callback. Events,
-                                      warnings and errors are the same
-                                      either way; the fd's offset after an
-                                      error or a stop is not specified */
+    TREAD_OPT_INFLATE              /* what inflates gzip input and Perfetto
+                                      compressed packets: -1 (default) the
+                                      fastest built in, isa-l when tread
+                                      was built with it (configure
+                                      --with-isal), else zlib; 0 zlib;
+                                      1 isa-l (tread_config fails when
+                                      not built with it). For tests and
+                                      comparison: events and warnings of
+                                      intact data are the same either way;
+                                      see tread(3) for damaged data */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;

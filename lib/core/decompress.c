@@ -3,31 +3,26 @@
 
 #include <string.h>
 
-static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
-{
-    if (size && items > (uInt)-1 / size)
-        return Z_NULL;
-    return tread_malloc((const tread_alloc *)opaque, (size_t)items * size);
-}
-
-static void z_free(voidpf opaque, voidpf ptr) { tread_free((const tread_alloc *)opaque, ptr); }
-
 static void *zs_alloc(void *opaque, size_t size) { return tread_malloc((const tread_alloc *)opaque, size); }
 static void zs_free(void *opaque, void *ptr) { tread_free((const tread_alloc *)opaque, ptr); }
 
 int tread_dz_init(tread_decompressor *d, tread_compression kind,
-                  const tread_alloc *a, int zstd_window_log_max)
+                  const tread_alloc *a, int zstd_window_log_max, int engine)
 {
     memset(d, 0, sizeof *d);
     d->kind = kind;
     d->a = a;
     if (kind == TREAD_COMPRESSION_GZIP) {
-        d->z.zalloc = z_alloc;
-        d->z.zfree = z_free;
-        d->z.opaque = (voidpf)a;
-        if (inflateInit2(&d->z, 15 + 16) != Z_OK)
+        if (tread_inflate_init(&d->inf, a, engine, 1) != TREAD_INF_OK) {
+            tread_inflate_free(&d->inf);
             return TREAD_DZ_NOMEM;
-        d->z_live = 1;
+        }
+        d->inf_live = 1;
+        if (engine == TREAD_INFLATE_ISAL) {
+            d->stage = tread_malloc(a, TREAD_DZ_STAGE);
+            if (!d->stage)
+                return TREAD_DZ_NOMEM;
+        }
     } else if (kind == TREAD_COMPRESSION_ZSTD) {
         ZSTD_customMem mem = {zs_alloc, zs_free, (void *)a};
         d->zs = ZSTD_createDStream_advanced(mem);
@@ -42,15 +37,17 @@ int tread_dz_init(tread_decompressor *d, tread_compression kind,
 
 void tread_dz_free(tread_decompressor *d)
 {
-    if (d->z_live)
-        inflateEnd(&d->z);
-    d->z_live = 0;
+    if (d->inf_live)
+        tread_inflate_free(&d->inf);
+    d->inf_live = 0;
+    tread_free(d->a, d->stage);
+    d->stage = NULL;
     if (d->zs)
         ZSTD_freeDStream(d->zs);
     d->zs = NULL;
 }
 
-static int run_gzip(tread_decompressor *d, const unsigned char *in, size_t in_len,
+static int gzip_step(tread_decompressor *d, const unsigned char *in, size_t in_len,
                     size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
 {
     int rc = TREAD_DZ_OK;
@@ -70,37 +67,85 @@ static int run_gzip(tread_decompressor *d, const unsigned char *in, size_t in_le
                 *in_used = in_len;
                 return TREAD_DZ_TRAILING;
             }
-            inflateReset(&d->z);
+            tread_inflate_reset(&d->inf);
             d->member_done = 0;
         }
-        /* zlib counts in uInt: feed at most 1 GiB at a time */
-        size_t avail = in_len - *in_used;
-        if (avail > (1u << 30)) avail = 1u << 30;
-        size_t room = out_cap - *out_len;
-        if (room > (1u << 30)) room = 1u << 30;
-        d->z.next_in = (Bytef *)(in + *in_used);
-        d->z.avail_in = (uInt)avail;
-        d->z.next_out = out + *out_len;
-        d->z.avail_out = (uInt)room;
-        int zr = inflate(&d->z, Z_NO_FLUSH);
-        size_t used = avail - d->z.avail_in;
+        size_t used = 0, made = 0;
+        int ir = tread_inflate_run(&d->inf, in + *in_used, in_len - *in_used, &used,
+                                   out + *out_len, out_cap - *out_len, &made);
         *in_used += used;
         d->in_used += used;
-        *out_len += room - d->z.avail_out;
-        if (zr == Z_STREAM_END) {
+        *out_len += made;
+        if (ir == TREAD_INF_END) {
             d->member_done = 1;
             continue;
         }
-        if (zr == Z_BUF_ERROR || (zr == Z_OK && used == 0 && d->z.avail_out == room))
-            break; /* needs more input */
-        if (zr != Z_OK) {
-            d->error = d->z.msg ? d->z.msg : "corrupt gzip data";
-            return zr == Z_MEM_ERROR ? TREAD_DZ_NOMEM : TREAD_DZ_ERROR;
+        if (ir == TREAD_INF_NOMEM)
+            return TREAD_DZ_NOMEM;
+        if (ir == TREAD_INF_ERROR) {
+            /* the offset of the error, not of what isa-l read ahead */
+            d->in_used -= d->inf.error_back;
+            d->error = d->inf.error;
+            return TREAD_DZ_ERROR;
         }
-        if (*in_used == in_len && d->z.avail_out != 0)
+        if (used == 0 && made == 0)
+            break; /* needs more input */
+        if (*in_used == in_len && *out_len < out_cap)
             break;
     }
     return rc;
+}
+
+/* isa-l leaves the last symbol before a cut undecoded when it was read
+ * with more input behind it: where a cut stream ends would depend on how
+ * the input was chunked. Staged, isa-l sees the same pieces (TREAD_DZ_STAGE
+ * bytes at fixed offsets of the stream, the last one at the end of input)
+ * however the caller chunks it, and decodes the same. */
+static int run_staged(tread_decompressor *d, const unsigned char *in, size_t in_len,
+                      size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
+{
+    int rc = TREAD_DZ_OK;
+    *in_used = 0;
+    *out_len = 0;
+    for (;;) {
+        if (d->skipping) { /* garbage after the last member: not staged */
+            d->stage_pos = d->stage_len = 0;
+            *in_used = in_len;
+            return rc;
+        }
+        if (d->stage_pos < d->stage_len && (d->stage_len == TREAD_DZ_STAGE || d->input_ended)) {
+            size_t used = 0, made = 0;
+            int r = gzip_step(d, d->stage + d->stage_pos, d->stage_len - d->stage_pos, &used,
+                              out + *out_len, out_cap - *out_len, &made);
+            d->stage_pos += used;
+            *out_len += made;
+            if (r == TREAD_DZ_ERROR || r == TREAD_DZ_NOMEM)
+                return r;
+            if (r == TREAD_DZ_TRAILING)
+                rc = r;
+            if (*out_len == out_cap || (!used && !made))
+                return rc; /* room needed, or isa-l wants more than is staged */
+            continue;
+        }
+        if (d->stage_pos == d->stage_len)
+            d->stage_pos = d->stage_len = 0;
+        if (*in_used == in_len || d->stage_len == TREAD_DZ_STAGE)
+            return rc;
+        size_t take = in_len - *in_used;
+        if (take > TREAD_DZ_STAGE - d->stage_len)
+            take = TREAD_DZ_STAGE - d->stage_len;
+        memcpy(d->stage + d->stage_len, in + *in_used, take);
+        d->stage_len += take;
+        *in_used += take;
+    }
+}
+
+static int run_gzip(tread_decompressor *d, const unsigned char *in, size_t in_len,
+                    size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
+{
+    if (d->stage)
+        return run_staged(d, in, in_len, in_used, out, out_cap, out_len);
+    return gzip_step(d, in, in_len, in_used, out, out_cap, out_len);
 }
 
 static int run_zstd(tread_decompressor *d, const unsigned char *in, size_t in_len,
@@ -139,6 +184,16 @@ int tread_dz_run(tread_decompressor *d, const unsigned char *in, size_t in_len,
     if (d->kind == TREAD_COMPRESSION_GZIP)
         return run_gzip(d, in, in_len, in_used, out, out_cap, out_len);
     return run_zstd(d, in, in_len, in_used, out, out_cap, out_len);
+}
+
+void tread_dz_end_input(tread_decompressor *d)
+{
+    d->input_ended = 1;
+}
+
+int tread_dz_pending(const tread_decompressor *d)
+{
+    return d->stage_pos < d->stage_len && !d->skipping;
 }
 
 int tread_dz_complete(const tread_decompressor *d)

@@ -41,6 +41,7 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->json_fast_path = 1;
     p->perfetto_fast_path = 1;
     p->decompress_thread = -1;
+    p->inflate_engine = tread_inflate_default_engine();
     p->read_thread = 1;
     p->max_decompressed_bytes = (uint64_t)512 << 20;
     p->max_interned_bytes = (uint64_t)256 << 20;
@@ -124,6 +125,15 @@ int tread_config(tread_parser *p, tread_option opt, int64_t v)
     case TREAD_OPT_READ_THREAD:
         if (v != 0 && v != 1) return -1;
         p->read_thread = (int)v;
+        return 0;
+    case TREAD_OPT_INFLATE:
+        if (v == -1)
+            v = tread_inflate_default_engine();
+        if (v != TREAD_INFLATE_ZLIB && v != TREAD_INFLATE_ISAL)
+            return -1;
+        if (!tread_inflate_engine_built((int)v))
+            return -1;
+        p->inflate_engine = (int)v;
         return 0;
     case TREAD_OPT_MAX_DECOMPRESSED_BYTES:
         if (v < 4096) return -1;
@@ -473,14 +483,15 @@ static tread_status push_compressed_threaded(tread_parser *p, const unsigned cha
                                              size_t *consumed)
 {
     *consumed = 0;
-    while (*consumed < n && !p->range_done) {
+    /* n == 0: the end of input, what the decompressor staged */
+    while ((*consumed < n || (n == 0 && tread_dz_pending(&p->dz))) && !p->range_done) {
         size_t take = n - *consumed < DZ_SLICE ? n - *consumed : DZ_SLICE;
         p->dz_in.len = 0;
         if (tread_buf_append(&p->dz_in, d + *consumed, take))
             return tread__fail(p, TREAD_ERROR_NOMEM, p->dec_offset, "out of memory");
         *consumed += take;
         p->dzj.dz = &p->dz;
-        p->dzj.in = p->dz_in.data;
+        p->dzj.in = take ? p->dz_in.data : (const unsigned char *)"";
         p->dzj.in_len = take;
         p->dzj.trailing = 0;
         p->dz_out_pos = p->dz_out_len = 0;
@@ -489,6 +500,8 @@ static tread_status push_compressed_threaded(tread_parser *p, const unsigned cha
         tread_status st = dz_job_run(p);
         if (st != TREAD_STATUS_OK)
             return st;
+        if (n == 0)
+            break;
     }
     if (p->range_done)
         *consumed = n;
@@ -544,7 +557,7 @@ static tread_status start_compression(tread_parser *p, tread_compression c)
     if (!p->dz_out)
         return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory");
     p->dz_piece = p->dz_out;
-    int rc = tread_dz_init(&p->dz, c, &p->alloc, p->zstd_window_log_max);
+    int rc = tread_dz_init(&p->dz, c, &p->alloc, p->zstd_window_log_max, p->inflate_engine);
     if (rc != TREAD_DZ_OK)
         return tread__fail(p, rc == TREAD_DZ_NOMEM ? TREAD_ERROR_NOMEM : TREAD_ERROR_DECOMPRESS, 0,
                            "cannot start the %s decoder", tread_compression_name(c));
@@ -667,6 +680,12 @@ static tread_status finish_input(tread_parser *p)
             return pause_with(p, st);
     }
     if (p->stats.compression != TREAD_COMPRESSION_NONE && !p->dz_truncation_reported) {
+        /* what the decompressor holds back (isa-l's staged input) */
+        tread_dz_end_input(&p->dz);
+        size_t c;
+        st = push_compressed(p, (const unsigned char *)"", 0, &c);
+        if (st != TREAD_STATUS_OK)
+            return pause_with(p, st);
         p->dz_truncation_reported = 1;
         if (!tread_dz_complete(&p->dz))
             tread__warn(p, TREAD_WARN_COMPRESSED_TRUNCATED, p->dec_offset,

@@ -35,6 +35,7 @@ struct tread_parser {
     int json_fast_path;
     int perfetto_fast_path;
     int decompress_thread;      /* -1 auto: with the default allocator */
+    int inflate_engine;         /* TREAD_INFLATE_* (TREAD_OPT_INFLATE) */
     uint64_t max_decompressed_bytes;
     uint64_t max_interned_bytes;
     size_t max_line_bytes;

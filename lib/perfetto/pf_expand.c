@@ -10,10 +10,12 @@
  * memory. Otherwise the decoder runs the same step itself. The pieces,
  * and so the events, warnings and errors, are the same either way.
  *
- * The zlib wrapper is read here and the deflate data inflated raw: zlib's
- * own check of the adler32 trailer ran a byte loop over the whole output
- * (~9% of expanding). Header and trailer are judged as zlib's inflate()
- * judges them (test_perfetto checks each way they can be damaged).
+ * The zlib wrapper is read here and the deflate data inflated raw (by
+ * isa-l, or zlib: core/inflate.h): zlib's own check of the adler32
+ * trailer ran a byte loop over the whole output (~9% of expanding); isa-l
+ * sums it as it inflates. Header and trailer are judged as zlib's
+ * inflate() judges them (test_perfetto checks each way they can be
+ * damaged, with both engines).
  */
 #include "perfetto/pf_internal.h"
 
@@ -57,18 +59,20 @@ static long zjob_step(void *arg, unsigned char *out, size_t cap, int *end)
     } else if (j->stop) {
         j->bad = j->stop == PF_Z_BAD; /* nothing more comes out */
     } else {
-        j->zs.next_in = (unsigned char *)(uintptr_t)j->in;
-        j->zs.avail_in = j->in_len > UINT32_MAX ? UINT32_MAX : (uInt)j->in_len;
-        j->zs.next_out = out;
-        j->zs.avail_out = (uInt)cap;
-        int rc = inflate(&j->zs, Z_NO_FLUSH);
-        used = (size_t)(j->zs.next_in - j->in);
-        out_len = cap - j->zs.avail_out;
-        j->adler = pf_adler32(j->adler, out, out_len);
-        if (rc == Z_STREAM_END) {
+        int rc = tread_inflate_run(&j->inf, j->in, j->in_len, &used, out, cap, &out_len);
+        if (!tread_inflate_has_adler32(&j->inf))
+            j->adler = pf_adler32(j->adler, out, out_len);
+        if (rc == TREAD_INF_END) {
+            /* isa-l may have taken some of the trailer: given back */
+            size_t back = tread_inflate_unread(&j->inf);
+            j->in += used, j->in_len -= used;
+            j->in -= back, j->in_len += back;
+            used = 0;
+            if (tread_inflate_has_adler32(&j->inf))
+                j->adler = tread_inflate_adler32(&j->inf);
             /* the adler32 trailer, big-endian */
-            const unsigned char *t = j->in + used;
-            if (j->in_len - used < 4) {
+            const unsigned char *t = j->in;
+            if (j->in_len < 4) {
                 j->stop = PF_Z_CUT;
             } else {
                 uint32_t want = (uint32_t)t[0] << 24 | (uint32_t)t[1] << 16 |
@@ -79,9 +83,9 @@ static long zjob_step(void *arg, unsigned char *out, size_t cap, int *end)
                 else
                     j->stop = PF_Z_BAD;
             }
-        } else if (rc == Z_MEM_ERROR) {
+        } else if (rc == TREAD_INF_NOMEM) {
             return -1;
-        } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+        } else if (rc == TREAD_INF_ERROR) {
             j->bad = 1;
         }
     }
@@ -139,12 +143,14 @@ int pf_z_start(pf_decoder *d, int zstd, const unsigned char *in, size_t len, uin
     }
     memset(j, 0, sizeof *j);
     if (zstd) {
-        if (tread_dz_init(&j->dz, TREAD_COMPRESSION_ZSTD, &p->alloc, p->zstd_window_log_max)) {
+        if (tread_dz_init(&j->dz, TREAD_COMPRESSION_ZSTD, &p->alloc, p->zstd_window_log_max,
+                          p->inflate_engine)) {
             tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory in the decompressor");
             return -1;
         }
     } else {
-        if (inflateInit2(&j->zs, -15) != Z_OK) {
+        if (tread_inflate_init(&j->inf, &p->alloc, p->inflate_engine, 0) != TREAD_INF_OK) {
+            tread_inflate_free(&j->inf);
             tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory in the decompressor");
             return -1;
         }
@@ -185,7 +191,7 @@ void pf_z_end(pf_decoder *d)
     if (d->zj.kind == 2)
         tread_dz_free(&d->zj.dz);
     else if (d->zj.kind == 1)
-        inflateEnd(&d->zj.zs);
+        tread_inflate_free(&d->zj.inf);
     d->zj.kind = 0;
     d->z_active = 0;
     d->z_threaded = 0;

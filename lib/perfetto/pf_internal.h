@@ -232,7 +232,7 @@ typedef struct pf_zjob {
     int stop;                  /* zlib: wrapper damaged or cut: inflate no more */
     int bad;                   /* the data does not decompress */
     uint32_t adler;            /* zlib: adler32 of what came out */
-    z_stream zs;               /* raw deflate: pf_expand.c reads the wrapper */
+    tread_inflater inf;        /* raw deflate: pf_expand.c reads the wrapper */
     tread_decompressor dz;
     const unsigned char *in;
     size_t in_len;

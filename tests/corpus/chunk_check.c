@@ -7,7 +7,9 @@
  * decompression thread (TREAD_OPT_DECOMPRESS_THREAD). To bound the run time (sanitizer builds in CI), files
  * with more than $CHUNK_FULL_EVENTS events (default 15000) get chunks of
  * 4096 and 509 bytes and a stop every 97 events instead. FXT files are
- * also read in byte ranges (check_ranges). */
+ * also read in byte ranges (check_ranges). gzip and Perfetto files are
+ * also inflated by zlib, the oracle of the default engine isa-l
+ * (check_inflate_engines). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,26 @@ static int check_ranges(const char *path, const unsigned char *buf, size_t len,
     return bad;
 }
 
+/* The inflate engines (TREAD_OPT_INFLATE): zlib, the oracle, gives what
+ * the default engine (isa-l when built with it) gave, for gzip input and
+ * Perfetto compressed packets; nothing else inflates through them. */
+static int check_inflate_engines(const char *path, const unsigned char *buf, size_t len,
+                                 const dump *ref)
+{
+    static const int64_t zlib_engine[] = {TREAD_OPT_INFLATE, 0, TREAD_OPT_DECOMPRESS_THREAD, 0, 0};
+    dump d;
+    dump_init(&d);
+    dump_parse(&d, buf, len, 0, zlib_engine);
+    int bad = !d.text || strcmp(ref->text, d.text) != 0;
+    if (bad) {
+        fprintf(stderr, "MISMATCH %s inflated by zlib\n", path);
+        if (d.text)
+            dump_show_difference(ref->text, d.text);
+    }
+    dump_free(&d);
+    return bad;
+}
+
 static int check_file(const char *path, size_t full_events)
 {
     size_t len;
@@ -95,6 +117,9 @@ static int check_file(const char *path, size_t full_events)
     }
     if (ref.text && strstr(ref.text + dump_body_len(ref.text), " format=fxt "))
         bad |= check_ranges(path, buf, len, &ref, full);
+    if (ref.text && (strstr(ref.text + dump_body_len(ref.text), " compression=gzip") ||
+                     strstr(ref.text + dump_body_len(ref.text), " format=perfetto ")))
+        bad |= check_inflate_engines(path, buf, len, &ref);
     printf("%s %s (%zu events)\n", bad ? "FAIL" : "ok", path, ref.events);
     dump_free(&ref);
     free(buf);
