@@ -380,6 +380,10 @@ static void report_forced(tread_parser *p)
     if (!p->forced_format || p->forced_reported)
         return;
     p->forced_reported = 1;
+    if (p->forced_checking && p->forced_check.len == 0) {
+        p->forced_checking = 0; /* empty input: nothing to sniff */
+        return;
+    }
     if (p->forced_checking) {
         int need_more;
         p->forced_seen = tread_sniff_format(p->forced_check.data, p->forced_check.len, 1,

@@ -424,6 +424,8 @@ static void test_forced_format_warning(void)
         CHECK(strcmp(w, "format_mismatch@0: format forced to fxt, but the input looks like json") == 0);
         forced_warning(TRACE, strlen(TRACE), TREAD_FORMAT_JSON, chunks[c], -1, w);
         CHECK_EQ_INT(w[0], 0);
+        forced_warning("", 0, TREAD_FORMAT_FXT, chunks[c], -1, w); /* empty: nothing seen */
+        CHECK_EQ_INT(w[0], 0);
         /* (forced JSON would stop on a syntax error, before the end) */
         forced_warning(junk, sizeof junk, TREAD_FORMAT_FTRACE, chunks[c], -1, w);
         CHECK(strstr(w, "format_mismatch@0: format forced to ftrace, but the input does not "
