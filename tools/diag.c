@@ -70,7 +70,10 @@ static void out(const diag *d, char tag, const char *fmt, ...)
 int diag_warning_cb(void *user, const tread_warning *w)
 {
     diag *d = user;
-    if (d->quiet || d->printed >= DIAG_MAX_PRINTED_WARNINGS)
+    /* a forced format the input does not look like comes at the end and
+     * explains the rest: printed past the cap */
+    if (d->quiet ||
+        (d->printed >= DIAG_MAX_PRINTED_WARNINGS && w->kind != TREAD_WARN_FORMAT_MISMATCH))
         return 0;
     d->printed++;
     out(d, 'W', "tread: warning: %s at byte %" PRIu64 ": %s", tread_warning_name(w->kind),

@@ -51,6 +51,7 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->src_fd = -1;
     tread_buf_init(&p->pending_raw, &p->alloc, SIZE_MAX);
     tread_buf_init(&p->sniff, &p->alloc, TREAD_SNIFF_MAX);
+    tread_buf_init(&p->forced_check, &p->alloc, TREAD_SNIFF_MAX);
     tread_buf_init(&p->dz_in, &p->alloc, DZ_SLICE);
     return p;
 }
@@ -69,6 +70,7 @@ void tread_parser_free(tread_parser *p)
     tread_free(&p->alloc, p->read_buf);
     tread_buf_free(&p->pending_raw);
     tread_buf_free(&p->sniff);
+    tread_buf_free(&p->forced_check);
     tread_alloc a = p->alloc;
     tread_free(&a, p);
 }
@@ -224,7 +226,9 @@ void tread__warn(tread_parser *p, tread_warning_kind kind, uint64_t offset,
         p->stats.warnings_by_kind[kind]++;
     if (!p->cb.warning)
         return;
-    if (p->max_warnings_reported >= 0 &&
+    /* at most one per parse, and what makes sense of the rest: past the cap
+     * too */
+    if (p->max_warnings_reported >= 0 && kind != TREAD_WARN_FORMAT_MISMATCH &&
         p->stats.warnings > (uint64_t)p->max_warnings_reported)
         return;
     char msg[256];
@@ -344,25 +348,75 @@ static tread_status drain_sniff(tread_parser *p)
 static tread_status decide_format(tread_parser *p, int final)
 {
     int need_more = 0;
-    /* sniffed even when forced: a forced format the input does not look
-     * like is a warning that says what the sniffer saw. A forced format
-     * does not wait for the sniffer: when the first bytes fed do not tell
-     * yet, nothing is said. */
     tread_format seen = tread_sniff_format(p->sniff.data, p->sniff.len, final, &need_more);
-    if (need_more && !p->forced_format && p->sniff.len < TREAD_SNIFF_MAX)
+    int undecided = need_more && p->sniff.len < TREAD_SNIFF_MAX;
+    if (undecided && !p->forced_format)
         return TREAD_STATUS_OK;
     tread_format f = p->forced_format ? (tread_format)p->forced_format : seen;
-    if (f != seen && !need_more && !p->range_done)
-        tread__warn(p, TREAD_WARN_FORMAT_MISMATCH, p->dec_offset,
-                    seen == TREAD_FORMAT_UNKNOWN
-                        ? "format forced to %s, but the input does not look like any format "
-                          "tread knows"
-                        : "format forced to %s, but the input looks like %s",
-                    tread_format_name(f), tread_format_name(seen));
+    if (p->forced_format) {
+        /* a forced format does not wait; the sniffer's verdict may */
+        if (undecided) {
+            p->forced_checking = 1;
+            if (tread_buf_append(&p->forced_check, p->sniff.data, p->sniff.len))
+                return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory");
+        } else {
+            p->forced_seen = seen;
+        }
+    }
     tread_status st = start_decoder(p, f);
     if (st != TREAD_STATUS_OK)
         return st;
     return drain_sniff(p);
+}
+
+/* More first bytes for the forced format's check (decide_format). */
+static tread_status check_forced(tread_parser *p, const unsigned char *d, size_t n)
+{
+    size_t take = TREAD_SNIFF_MAX - p->forced_check.len;
+    if (take > n)
+        take = n;
+    if (tread_buf_append(&p->forced_check, d, take))
+        return tread__fail(p, TREAD_ERROR_NOMEM, 0, "out of memory");
+    int need_more = 0;
+    tread_format seen = tread_sniff_format(p->forced_check.data, p->forced_check.len, 0,
+                                           &need_more);
+    if (!need_more || p->forced_check.len >= TREAD_SNIFF_MAX) {
+        p->forced_seen = seen;
+        p->forced_checking = 0;
+        tread_buf_free(&p->forced_check);
+    }
+    return TREAD_STATUS_OK;
+}
+
+/* At the end of input: a forced format the sniffer does not see, said
+ * once (a pause in finish comes back here). */
+static void report_forced(tread_parser *p)
+{
+    if (!p->forced_format || p->forced_reported)
+        return;
+    p->forced_reported = 1;
+    if (p->forced_checking && p->forced_check.len == 0) {
+        p->forced_checking = 0; /* empty input: nothing to sniff */
+        return;
+    }
+    if (p->forced_checking) {
+        int need_more;
+        p->forced_seen = tread_sniff_format(p->forced_check.data, p->forced_check.len, 1,
+                                            &need_more);
+        p->forced_checking = 0;
+        tread_buf_free(&p->forced_check);
+    }
+    tread_format f = (tread_format)p->forced_format;
+    if (p->forced_seen == f)
+        return;
+    if (p->forced_seen == TREAD_FORMAT_UNKNOWN)
+        tread__warn(p, TREAD_WARN_FORMAT_MISMATCH, 0,
+                    "format forced to %s, but the input does not look like any format "
+                    "tread knows", tread_format_name(f));
+    else
+        tread__warn(p, TREAD_WARN_FORMAT_MISMATCH, 0,
+                    "format forced to %s, but the input looks like %s", tread_format_name(f),
+                    tread_format_name(p->forced_seen));
 }
 
 /* Decompressed bytes: sniff the format, then decode. */
@@ -373,6 +427,11 @@ static tread_status push_decoded(tread_parser *p, const unsigned char *d, size_t
     if (p->range_done) { /* past TREAD_OPT_RANGE_END: ignored */
         *consumed = n;
         return TREAD_STATUS_OK;
+    }
+    if (p->forced_checking && p->format_known) {
+        tread_status st = check_forced(p, d, n);
+        if (st != TREAD_STATUS_OK)
+            return st;
     }
     if (!p->format_known) {
         size_t take = TREAD_SNIFF_MAX - p->sniff.len;
@@ -697,6 +756,7 @@ static tread_status finish_input(tread_parser *p)
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
     }
+    report_forced(p);
     st = p->dec_ops->finish(p->dec); /* idempotent once it returned OK */
     if (st == TREAD_STATUS_OK && p->stop_requested)
         return pause_with(p, st); /* resuming finishes without callbacks */

@@ -78,6 +78,14 @@ struct tread_parser {
     tread_buf sniff;
     size_t sniff_pos;           /* held bytes already decoded */
     int format_known;
+    /* A forced format (TREAD_OPT_FORMAT) is checked against the sniffer's
+     * verdict on the same first bytes, whatever the chunking; the
+     * TREAD_WARN_FORMAT_MISMATCH warning comes at the end of input, the
+     * one place that is the same for every chunking. */
+    tread_buf forced_check;     /* first bytes, while the sniffer is undecided */
+    int forced_checking;
+    tread_format forced_seen;   /* the verdict, once decided */
+    int forced_reported;
     const tread_decoder_ops *dec_ops;
     void *dec;
     uint64_t dec_offset;        /* decompressed bytes handed to the decoder */

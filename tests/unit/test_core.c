@@ -402,24 +402,27 @@ static void test_options(void)
     dump_free(&d);
 }
 
-/* A forced format the sniffer disagrees with: one warning, at byte 0,
- * that names both; none when they agree. A forced format does not wait
- * for the sniffer: when the first bytes fed do not tell (a 1-byte
- * chunk), nothing is said. */
+/* A forced format the sniffer disagrees with: one warning, at byte 0, at
+ * the end of input, that names both; none when they agree; the same at
+ * every chunking (the sniffer's verdict on the same first bytes), and
+ * past TREAD_OPT_MAX_WARNINGS_REPORTED. A parse that stops on an error
+ * does not reach the end: nothing is said. */
 static int keep_warning(void *user, const tread_warning *w)
 {
     char *out = user;
-    if (!out[0])
+    if (w->kind == TREAD_WARN_FORMAT_MISMATCH)
         snprintf(out, 256, "%s@%llu: %s", tread_warning_name(w->kind),
                  (unsigned long long)w->offset, w->message);
     return 0;
 }
 
 static void forced_warning(const char *input, size_t len, tread_format f, size_t chunk,
-                           char *out)
+                           int64_t cap, char *out)
 {
     tread_parser *p = tread_parser_create(NULL);
     CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, f), 0);
+    if (cap >= 0)
+        CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, cap), 0);
     tread_callbacks cb = {0};
     cb.warning = keep_warning;
     out[0] = 0;
@@ -430,32 +433,31 @@ static void forced_warning(const char *input, size_t len, tread_format f, size_t
     tread_stats s;
     tread_get_stats(p, &s);
     CHECK_EQ_INT(s.format, f);
-    CHECK_EQ_INT(s.warnings_by_kind[TREAD_WARN_FORMAT_MISMATCH], out[0] && strncmp(out, "format_mismatch", 15) == 0);
+    CHECK_EQ_INT(s.warnings_by_kind[TREAD_WARN_FORMAT_MISMATCH], out[0] != 0);
     tread_parser_free(p);
 }
 
-/* what the sniffer may hold back before it decides (core/sniff.h) */
-#define TREAD_SNIFF_MAX_FOR_TEST 4096
-
 static void test_forced_format_warning(void)
 {
-    static const size_t chunks[] = {64, 4096};
-    char w[256];
-    forced_warning(TRACE, strlen(TRACE), TREAD_FORMAT_FXT, 1, w);
-    CHECK_EQ_INT(w[0] != 0 && strncmp(w, "format_mismatch", 15) == 0, 0);
-    for (size_t c = 0; c < 2; c++) {
-        forced_warning(TRACE, strlen(TRACE), TREAD_FORMAT_FXT, chunks[c], w);
-        CHECK(strcmp(w, "format_mismatch@0: format forced to fxt, but the input looks like json") == 0);
-        forced_warning(TRACE, strlen(TRACE), TREAD_FORMAT_JSON, chunks[c], w);
-        CHECK_EQ_INT(w[0], 0);
-    }
-    /* bytes that are no trace: the sniffer says so once it has seen enough */
-    static char junk[TREAD_SNIFF_MAX_FOR_TEST];
+    static const size_t chunks[] = {1, 2, 3, 7, 64, 100000};
+    static char junk[5000];
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (char)(1 + i % 7);
-    forced_warning(junk, sizeof junk, TREAD_FORMAT_JSON, sizeof junk, w);
-    CHECK(strstr(w, "format_mismatch@0: format forced to json, but the input does not "
-                    "look like any format") == w);
+    char w[256];
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        forced_warning(TRACE, strlen(TRACE), TREAD_FORMAT_FXT, chunks[c], -1, w);
+        CHECK(strcmp(w, "format_mismatch@0: format forced to fxt, but the input looks like json") == 0);
+        forced_warning(TRACE, strlen(TRACE), TREAD_FORMAT_FXT, chunks[c], 0, w);
+        CHECK(strcmp(w, "format_mismatch@0: format forced to fxt, but the input looks like json") == 0);
+        forced_warning(TRACE, strlen(TRACE), TREAD_FORMAT_JSON, chunks[c], -1, w);
+        CHECK_EQ_INT(w[0], 0);
+        forced_warning("", 0, TREAD_FORMAT_FXT, chunks[c], -1, w); /* empty: nothing seen */
+        CHECK_EQ_INT(w[0], 0);
+        /* (forced JSON would stop on a syntax error, before the end) */
+        forced_warning(junk, sizeof junk, TREAD_FORMAT_FTRACE, chunks[c], -1, w);
+        CHECK(strstr(w, "format_mismatch@0: format forced to ftrace, but the input does not "
+                        "look like any format") == w);
+    }
 }
 
 /* ---- stop and resume ---- */
