@@ -306,6 +306,13 @@ struct split_perfetto {
     size_t n_own;
     int own_overflow;
     const tread_perfetto_msgtype *walk_stack[TREAD_PF_WALK_DEFAULT_MAX_DEPTH + 2];
+    /* what a (message type, field number) refers to, looked up by name
+     * once (split_pf_refs.c): direct-mapped */
+    struct spf_ref_cache {
+        const tread_perfetto_msgtype *type; /* NULL: empty */
+        uint32_t num;
+        int ns;
+    } ref_cache[256];
     const tread_perfetto_msgtype *t_packet, *t_frame, *t_callstack, *t_mapping,
         *t_symbols, *t_v8fn, *t_asyncdesc;
 };

@@ -149,7 +149,15 @@ static int walk_refs(void *user, const tread_perfetto_field *f)
     if (f->type == TREAD_PF_TYPE_STRING || f->type == TREAD_PF_TYPE_BYTES ||
         f->type == TREAD_PF_TYPE_DOUBLE || f->type == TREAD_PF_TYPE_FLOAT)
         return 0;
-    int ns = ref_ns(s->walk_stack[d], f->name);
+    const tread_perfetto_msgtype *t = s->walk_stack[d];
+    struct spf_ref_cache *c =
+        &s->ref_cache[((uintptr_t)t >> 4 ^ f->number * 2654435761u) & 255];
+    if (c->type != t || c->num != f->number) {
+        c->type = t;
+        c->num = f->number;
+        c->ns = ref_ns(t, f->name);
+    }
+    int ns = c->ns;
     if (ns < 0)
         return 0;
     if (ns == 0)
