@@ -2,33 +2,43 @@
  * libFuzzer harness for `tread convert` and `tread split`: whatever the
  * decoders make of an input (format sniffed, every decoder reachable) goes
  * through the converters (tools/convert_sink.c, convert_json.c,
- * convert_perfetto.c) into files, once whole and once split into pieces of
- * a few hundred bytes up. The converters must never crash, and what they
- * write must hold up:
+ * convert_perfetto.c) into files, once whole and once split into pieces;
+ * FXT and Perfetto input is also split into its own format
+ * (tools/split_fxt.c, tools/split_perfetto.c). Nothing may crash, and the
+ * outputs must keep the split contract (doc/convert.md):
  *
  * - every output (the whole one and each piece) reads back with tread,
  *   format forced, strict JSON, without an error or a warning (but the
  *   unknown-phase warning when the input had events of an unknown phase:
- *   the converters carry them over as they are, doc/convert.md);
- * - the pieces hold the events of the whole output: the same number of
- *   events that are not metadata (doc/convert.md, "tread split").
+ *   the converters carry them over as they are) -- converting splits;
+ *   native pieces read back without an error;
+ * - the pieces hold the events of the whole: the digests of their events
+ *   (every field but the record offset) are the same multiset, metadata
+ *   and clock snapshots (facts a piece may restate) the same set;
+ * - every piece is at most the piece size unless its events (facts aside)
+ *   come from one record; the total is within the default
+ *   --max-total-bytes (4 x the input + 1 MiB + 4 KiB a piece).
  *
  * The first byte of the input chooses the output format and the piece
- * size; the rest is the trace. Whole-file decompression is off (the
- * pipeline harness fuzzes it) and limits are small, so the parse stays
- * bounded.
+ * size (1 byte up: smaller than any event too); the rest is the trace.
+ * Whole-file decompression is off (the pipeline harness fuzzes it) and
+ * limits are small, so the parse stays bounded.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tread.h>
 
 #include "convert_sink.h"
 #include "harness.h"
+#include "ndjson_writer.h"
+#include "split_fxt.h"
+#include "split_perfetto.h"
 
 static char dir[64]; /* this process's scratch directory */
 
@@ -65,6 +75,205 @@ static void configure_input(tread_parser *p)
         fuzz_fail("tread_config rejects an option");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Event digests                                                            */
+
+typedef struct digests {
+    uint64_t *v;         /* events: (digest) */
+    uint64_t *off;       /* their record offsets */
+    unsigned *piece;     /* their piece */
+    int *fact;           /* metadata or clock snapshot */
+    size_t n, cap;
+    unsigned cur_piece;
+    int unknown_ok;      /* the unknown-phase warning is expected */
+    int strict;          /* any warning fails */
+    ndjson_writer w;
+    out_buf *ob;
+    FILE *mem;
+    char *mem_data;
+    size_t mem_size;
+} digests;
+
+static uint64_t fnv(const void *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static int digest_event(void *user, const tread_event *ev)
+{
+    digests *d = user;
+    if (fseeko(d->mem, 0, SEEK_SET) != 0)
+        abort();
+    out_buf_init(d->ob, d->mem);
+    ndjson_write_event(&d->w, ev);
+    out_buf_flush(d->ob);
+    fflush(d->mem);
+    off_t len = ftello(d->mem);
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 256;
+        d->v = realloc(d->v, cap * sizeof *d->v);
+        d->off = realloc(d->off, cap * sizeof *d->off);
+        d->piece = realloc(d->piece, cap * sizeof *d->piece);
+        d->fact = realloc(d->fact, cap * sizeof *d->fact);
+        if (!d->v || !d->off || !d->piece || !d->fact)
+            abort();
+        d->cap = cap;
+    }
+    d->v[d->n] = fnv(d->mem_data, (size_t)len);
+    d->off[d->n] = ev->offset;
+    d->piece[d->n] = d->cur_piece;
+    d->fact[d->n] = ev->kind == TREAD_EVENT_METADATA || ev->kind == TREAD_EVENT_CLOCK_SYNC;
+    d->n++;
+    return 0;
+}
+
+static void digests_init(digests *d)
+{
+    memset(d, 0, sizeof *d);
+    d->ob = malloc(sizeof *d->ob);
+    d->mem = open_memstream(&d->mem_data, &d->mem_size);
+    if (!d->ob || !d->mem)
+        abort();
+    ndjson_writer_init(&d->w, d->ob);
+}
+
+static void digests_free(digests *d)
+{
+    ndjson_writer_free(&d->w);
+    fclose(d->mem);
+    free(d->mem_data);
+    free(d->ob);
+    free(d->v);
+    free(d->off);
+    free(d->piece);
+    free(d->fact);
+}
+
+static int any_warning(void *user, const tread_warning *w)
+{
+    digests *d = user;
+    if (!d->strict || (w->kind == TREAD_WARN_UNKNOWN_PHASE && d->unknown_ok))
+        return 0;
+    fprintf(stderr, "fuzz_convert: warning %s at byte %llu: %s\n", tread_warning_name(w->kind),
+            (unsigned long long)w->offset, w->message);
+    fuzz_fail("an output of the converter reads back with a warning");
+}
+
+/* Reads one output (or the input) into d; fails the run when it does not
+ * read back, unless allow_error (then returns -1). */
+static int read_back(const char *path, tread_format format, digests *d, int allow_error)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    configure_input(p);
+    if ((format != TREAD_FORMAT_UNKNOWN && tread_config(p, TREAD_OPT_FORMAT, format) != 0) ||
+        (d->strict && tread_config(p, TREAD_OPT_LENIENT, 0) != 0))
+        fuzz_fail("tread_config rejects a read-back option");
+    const tread_callbacks cb = {.event = digest_event, .warning = any_warning};
+    tread_set_callbacks(p, &cb, d);
+    tread_status st = tread_parse_path(p, path);
+    if (st != TREAD_STATUS_OK && allow_error) {
+        tread_parser_free(p);
+        return -1;
+    }
+    if (st != TREAD_STATUS_OK) {
+        fprintf(stderr, "fuzz_convert: %s: %s at byte %llu: %s\n", path,
+                tread_error_name(tread_get_error(p)),
+                (unsigned long long)tread_get_error_offset(p), tread_get_error_message(p));
+        fuzz_fail("an output does not read back");
+    }
+    tread_parser_free(p);
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The events of d, facts (1: distinct, as a set) or the rest (0: as a
+ * multiset), sorted. */
+static size_t select_sorted(const digests *d, int fact, uint64_t *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->n; i++)
+        if (d->fact[i] == fact)
+            out[n++] = d->v[i];
+    qsort(out, n, sizeof *out, cmp_u64);
+    if (fact) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (k == 0 || out[k - 1] != out[i])
+                out[k++] = out[i];
+        n = k;
+    }
+    return n;
+}
+
+/* The pieces hold the events of the whole (digests), and keep the sizes. */
+static void compare(const digests *whole, const digests *pieces, const char *prefix,
+                    const char *ext, unsigned n_pieces, uint64_t max_bytes, uint64_t input)
+{
+    for (int fact = 0; fact < 2; fact++) {
+        uint64_t *a = malloc((whole->n + 1) * sizeof *a);
+        uint64_t *b = malloc((pieces->n + 1) * sizeof *b);
+        if (!a || !b)
+            abort();
+        size_t na = select_sorted(whole, fact, a), nb = select_sorted(pieces, fact, b);
+        if (na != nb || memcmp(a, b, na * sizeof *a) != 0) {
+            fprintf(stderr, "fuzz_convert: %s: %zu %s whole, %zu in %u pieces\n", ext, na,
+                    fact ? "distinct facts" : "events", nb, n_pieces);
+            fuzz_fail("the pieces do not hold the events of the whole");
+        }
+        free(a);
+        free(b);
+    }
+    /* sizes: a piece over max_bytes holds one record (facts aside) */
+    char path[160];
+    uint64_t total = 0;
+    for (unsigned i = 0; i < n_pieces; i++) {
+        snprintf(path, sizeof path, "%s-%05u.%s", prefix, i, ext);
+        struct stat st;
+        if (stat(path, &st) != 0)
+            fuzz_fail("a piece listed is missing");
+        total += (uint64_t)st.st_size;
+        if ((uint64_t)st.st_size <= max_bytes)
+            continue;
+        int have = 0;
+        uint64_t off = 0;
+        for (size_t k = 0; k < pieces->n; k++) {
+            if (pieces->piece[k] != i || pieces->fact[k])
+                continue;
+            if (have && pieces->off[k] != off) {
+                fprintf(stderr, "fuzz_convert: %s: %lld bytes > %llu with records at %llu "
+                        "and %llu\n", path, (long long)st.st_size,
+                        (unsigned long long)max_bytes, (unsigned long long)off,
+                        (unsigned long long)pieces->off[k]);
+                fuzz_fail("a piece is over --max-bytes with more than one record");
+            }
+            have = 1;
+            off = pieces->off[k];
+        }
+    }
+    uint64_t bound = 4 * input + (1u << 20) + 4096u * n_pieces;
+    if (total > bound) {
+        fprintf(stderr, "fuzz_convert: %s: %llu bytes in %u pieces for %llu bytes of input\n",
+                ext, (unsigned long long)total, n_pieces, (unsigned long long)input);
+        fuzz_fail("the pieces are over the default --max-total-bytes");
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Converting: tools/convert_sink.c                                         */
+
 /* Whether the input had an event of unknown kind with a phase, which the
  * converters keep (and the read-back rightly warns about again). */
 static int input_unknown;
@@ -98,54 +307,114 @@ static unsigned convert(const uint8_t *data, size_t size, convert_to to, const c
         fuzz_fail("the parse paused without the sink asking to stop");
     tread_parser_free(p);
     int close_rc = convert_sink_close(&s);
-    unsigned pieces = s.prefix ? s.piece_no : 1;
+    unsigned pieces = s.prefix && s.sp ? (unsigned)split_pieces_count(s.sp) : 1;
     int failed = s.failed || close_rc != 0;
     convert_sink_free(&s);
     return failed ? 0 : pieces;
 }
 
-typedef struct reread {
-    uint64_t events;     /* not metadata */
-} reread;
+/* ------------------------------------------------------------------------ */
+/* Native: tools/split_fxt.c, tools/split_perfetto.c                        */
 
-static int count_event(void *user, const tread_event *ev)
+typedef struct native {
+    split_pieces *sp;
+    split_fxt *fxt;
+    split_perfetto *pf;
+    const char *prefix;
+    uint64_t max_bytes;
+    int failed;
+} native;
+
+static int start(native *n, const char *suffix)
 {
-    reread *r = user;
-    if (ev->kind != TREAD_EVENT_METADATA)
-        r->events++;
+    split_pieces_config cfg = {.prefix = n->prefix, .suffix = suffix,
+                               .max_bytes = n->max_bytes, .max_total_bytes = 0};
+    char err[256];
+    if (split_pieces_new(&n->sp, &cfg, err, sizeof err) != 0)
+        abort();
     return 0;
 }
 
-static int any_warning(void *user, const tread_warning *w)
+static int nat_fxt(void *user, const tread_fxt_record *rec)
 {
-    (void)user;
-    if (w->kind == TREAD_WARN_UNKNOWN_PHASE && input_unknown)
-        return 0;
-    fprintf(stderr, "fuzz_convert: warning %s at byte %llu: %s\n", tread_warning_name(w->kind),
-            (unsigned long long)w->offset, w->message);
-    fuzz_fail("an output of the converter reads back with a warning");
+    native *n = user;
+    if (!n->fxt && !n->pf) {
+        start(n, "fxt");
+        if (!(n->fxt = split_fxt_new(n->sp)))
+            abort();
+    }
+    if (n->fxt && split_fxt_record(n->fxt, rec) != 0)
+        n->failed = 1;
+    return n->failed;
 }
 
-/* Reads one output back; fails the run unless it is clean. */
-static void check_output(const char *path, convert_to to, reread *r)
+static int nat_blob(void *user, const tread_blob *b)
 {
+    native *n = user;
+    if (n->fxt && split_fxt_blob(n->fxt, b) != 0)
+        n->failed = 1;
+    return n->failed;
+}
+
+static int nat_packet(void *user, const tread_perfetto_packet *pk)
+{
+    native *n = user;
+    if (!n->fxt && !n->pf) {
+        start(n, "pftrace");
+        if (!(n->pf = split_perfetto_new(n->sp)))
+            abort();
+    }
+    if (n->pf && split_perfetto_packet(n->pf, pk) != 0)
+        n->failed = 1;
+    return n->failed;
+}
+
+static int nat_event(void *user, const tread_event *ev)
+{
+    native *n = user;
+    if ((n->fxt && split_fxt_event(n->fxt, ev) != 0) ||
+        (n->pf && split_perfetto_event(n->pf, ev) != 0))
+        n->failed = 1;
+    return n->failed;
+}
+
+/* Splits FXT or Perfetto input into its own format; the pieces written,
+ * 0 for another format or a clean refusal. */
+static unsigned split_native(const uint8_t *data, size_t size, const char *prefix,
+                             uint64_t max_bytes, const char **ext)
+{
+    native n = {.prefix = prefix, .max_bytes = max_bytes};
     tread_parser *p = tread_parser_create(NULL);
     if (!p)
         abort();
-    if (tread_config(p, TREAD_OPT_FORMAT,
-                     to == CONVERT_TO_JSON ? TREAD_FORMAT_JSON : TREAD_FORMAT_PERFETTO) != 0 ||
-        tread_config(p, TREAD_OPT_LENIENT, 0) != 0)
-        fuzz_fail("tread_config rejects a read-back option");
-    const tread_callbacks cb = {.event = count_event, .warning = any_warning};
-    tread_set_callbacks(p, &cb, r);
-    tread_status st = tread_parse_path(p, path);
-    if (st != TREAD_STATUS_OK) {
-        fprintf(stderr, "fuzz_convert: %s: %s at byte %llu: %s\n", path,
-                tread_error_name(tread_get_error(p)),
-                (unsigned long long)tread_get_error_offset(p), tread_get_error_message(p));
-        fuzz_fail("an output of the converter does not read back");
-    }
+    configure_input(p);
+    const tread_callbacks cb = {.event = nat_event, .fxt_record = nat_fxt,
+                                .blob = nat_blob, .perfetto_packet = nat_packet};
+    tread_set_callbacks(p, &cb, &n);
+    tread_status st = tread_feed(p, data, size);
+    if (st == TREAD_STATUS_OK)
+        st = tread_finish(p);
     tread_parser_free(p);
+    unsigned pieces = 0;
+    if (!n.failed && n.fxt && split_fxt_finish(n.fxt) == 0)
+        pieces = (unsigned)split_pieces_count(n.sp);
+    if (!n.failed && n.pf && split_perfetto_finish(n.pf) == 0)
+        pieces = (unsigned)split_pieces_count(n.sp);
+    *ext = n.fxt ? "fxt" : "pftrace";
+    split_fxt_free(n.fxt);
+    split_perfetto_free(n.pf);
+    split_pieces_free(n.sp);
+    return pieces;
+}
+
+static void remove_pieces(const char *prefix, const char *ext)
+{
+    char piece[160];
+    for (unsigned i = 0;; i++) {
+        snprintf(piece, sizeof piece, "%s-%05u.%s", prefix, i, ext);
+        if (unlink(piece) != 0)
+            break;
+    }
 }
 
 __attribute__((visibility("default")))
@@ -154,36 +423,69 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     convert_to to = (data[0] & 1) ? CONVERT_TO_PERFETTO : CONVERT_TO_JSON;
-    uint64_t max_bytes = 256 + (uint64_t)(data[0] >> 1) * 64; /* 256..8384 */
+    /* 1..4192 bytes: pieces smaller than one event too */
+    uint64_t max_bytes = 1 + (uint64_t)(data[0] >> 1) * 33;
     data++;
     size--;
     const char *ext = to == CONVERT_TO_JSON ? "json" : "pftrace";
+    tread_format fmt = to == CONVERT_TO_JSON ? TREAD_FORMAT_JSON : TREAD_FORMAT_PERFETTO;
     input_unknown = 0;
 
-    char whole[128], prefix[96], piece[128];
+    char whole[128], prefix[96], piece[128], in[128];
     snprintf(whole, sizeof whole, "%s/whole.%s", dir, ext);
     snprintf(prefix, sizeof prefix, "%s/piece", dir);
 
     unsigned n_whole = convert(data, size, to, whole, NULL, 0);
     unsigned n_pieces = convert(data, size, to, NULL, prefix, max_bytes);
     if (n_whole && n_pieces) {
-        reread w = {0}, s = {0};
-        check_output(whole, to, &w);
+        digests w, s;
+        digests_init(&w);
+        digests_init(&s);
+        w.strict = s.strict = 1;
+        w.unknown_ok = s.unknown_ok = input_unknown;
+        read_back(whole, fmt, &w, 0);
+        struct stat st;
+        uint64_t whole_size = stat(whole, &st) == 0 ? (uint64_t)st.st_size : 0;
         for (unsigned i = 0; i < n_pieces; i++) {
             snprintf(piece, sizeof piece, "%s-%05u.%s", prefix, i, ext);
-            check_output(piece, to, &s);
+            s.cur_piece = i;
+            read_back(piece, fmt, &s, 0);
         }
-        if (w.events != s.events) {
-            fprintf(stderr, "fuzz_convert: %llu events whole, %llu in %u pieces\n",
-                    (unsigned long long)w.events, (unsigned long long)s.events, n_pieces);
-            fuzz_fail("the pieces do not hold the events of the whole conversion");
-        }
+        /* a converting split's bound: against the whole conversion */
+        compare(&w, &s, prefix, ext, n_pieces, max_bytes, whole_size);
+        digests_free(&w);
+        digests_free(&s);
     }
     unlink(whole);
-    for (unsigned i = 0;; i++) {
-        snprintf(piece, sizeof piece, "%s-%05u.%s", prefix, i, ext);
-        if (unlink(piece) != 0)
-            break;
+    remove_pieces(prefix, ext);
+
+    /* FXT and Perfetto also split into their own format */
+    const char *next = NULL;
+    unsigned n_native = split_native(data, size, prefix, max_bytes, &next);
+    if (n_native) {
+        snprintf(in, sizeof in, "%s/input", dir);
+        FILE *f = fopen(in, "wb");
+        if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)
+            fuzz_fail("cannot write the input to the scratch directory");
+        digests w, s;
+        digests_init(&w);
+        digests_init(&s);
+        tread_format nf = strcmp(next, "fxt") == 0 ? TREAD_FORMAT_FXT : TREAD_FORMAT_PERFETTO;
+        /* an input that stops with an error: its pieces hold the records
+         * before it; only a clean input is compared */
+        if (read_back(in, nf, &w, 1) == 0) {
+            for (unsigned i = 0; i < n_native; i++) {
+                snprintf(piece, sizeof piece, "%s-%05u.%s", prefix, i, next);
+                s.cur_piece = i;
+                read_back(piece, nf, &s, 0);
+            }
+            compare(&w, &s, prefix, next, n_native, max_bytes, size);
+        }
+        digests_free(&w);
+        digests_free(&s);
+        unlink(in);
     }
+    if (next)
+        remove_pieces(prefix, next);
     return 0;
 }

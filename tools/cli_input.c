@@ -144,12 +144,27 @@ static int packet_trampoline(void *user, const tread_perfetto_packet *pk)
     return in->on_packet(in->event_user, pk);
 }
 
+static int fxt_trampoline(void *user, const tread_fxt_record *rec)
+{
+    cli_input *in = user;
+    return in->hooks.on_fxt_record(in->event_user, rec);
+}
+
+static int blob_trampoline(void *user, const tread_blob *b)
+{
+    cli_input *in = user;
+    return in->hooks.on_blob(in->event_user, b);
+}
+
 /* range: NULL, or [begin, end) (end -1: to the end), whose diagnostics
  * are captured in in->captured */
 static int run(cli_input *in, const cli_options *opt, int allow_bar, cli_event_fn on_event,
-               cli_packet_fn on_packet, void *event_user, const int64_t *range)
+               const cli_hooks *hooks, void *event_user, const int64_t *range)
 {
+    cli_packet_fn on_packet = hooks ? hooks->on_packet : NULL;
     memset(in, 0, sizeof *in);
+    if (hooks)
+        in->hooks = *hooks;
     diag_init(&in->diag, opt->quiet);
     if (range)
         in->diag.capture = &in->captured;
@@ -174,7 +189,9 @@ static int run(cli_input *in, const cli_options *opt, int allow_bar, cli_event_f
     if (rc != 0)
         return rc;
     tread_callbacks cb = {.event = event_trampoline, .warning = warning_trampoline,
-                          .perfetto_packet = on_packet ? packet_trampoline : NULL};
+                          .perfetto_packet = on_packet ? packet_trampoline : NULL,
+                          .fxt_record = in->hooks.on_fxt_record ? fxt_trampoline : NULL,
+                          .blob = in->hooks.on_blob ? blob_trampoline : NULL};
     tread_set_callbacks(in->parser, &cb, in);
 
     int fd;
@@ -205,7 +222,15 @@ int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
                           cli_event_fn on_event, cli_packet_fn on_packet,
                           void *event_user)
 {
-    return run(in, opt, allow_bar, on_event, on_packet, event_user, NULL);
+    const cli_hooks hooks = {.on_packet = on_packet};
+    return run(in, opt, allow_bar, on_event, &hooks, event_user, NULL);
+}
+
+int cli_input_run_hooks(cli_input *in, const cli_options *opt, int allow_bar,
+                        cli_event_fn on_event, const cli_hooks *hooks,
+                        void *event_user)
+{
+    return run(in, opt, allow_bar, on_event, hooks, event_user, NULL);
 }
 
 int cli_input_run_range(cli_input *in, const cli_options *opt, int allow_bar,

@@ -17,6 +17,13 @@
 typedef int (*cli_event_fn)(void *user, const tread_event *ev);
 typedef int (*cli_packet_fn)(void *user, const tread_perfetto_packet *pk);
 
+/* The raw hooks a command may add (split: each format into itself). */
+typedef struct cli_hooks {
+    cli_packet_fn on_packet;                                     /* may be NULL */
+    int (*on_fxt_record)(void *user, const tread_fxt_record *rec); /* may be NULL */
+    int (*on_blob)(void *user, const tread_blob *b);             /* may be NULL */
+} cli_hooks;
+
 typedef struct cli_input {
     tread_parser *parser;
     diag diag;
@@ -24,6 +31,7 @@ typedef struct cli_input {
     progress bar;
     cli_event_fn on_event;
     cli_packet_fn on_packet; /* may be NULL */
+    cli_hooks hooks;         /* cli_input_run_hooks */
     void *event_user;
     tread_status status;   /* of tread_parse_fd */
     unsigned bar_tick;     /* callbacks since the bar last looked */
@@ -48,6 +56,11 @@ int cli_input_run(cli_input *in, const cli_options *opt, int allow_bar,
 int cli_input_run_packets(cli_input *in, const cli_options *opt, int allow_bar,
                           cli_event_fn on_event, cli_packet_fn on_packet,
                           void *event_user);
+
+/* The same with any of the raw hooks (all get event_user). */
+int cli_input_run_hooks(cli_input *in, const cli_options *opt, int allow_bar,
+                        cli_event_fn on_event, const cli_hooks *hooks,
+                        void *event_user);
 
 /* The same over a byte range [begin, end) (end -1: to the end;
  * TREAD_OPT_RANGE_BEGIN/END), for one of several threads: the warnings and

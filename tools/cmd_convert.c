@@ -8,16 +8,142 @@
 #include "cli_input.h"
 #include "commands.h"
 #include "convert_sink.h"
+#include "split_fxt.h"
+#include "split_perfetto.h"
 
-static int on_event(void *user, const tread_event *ev)
-{
-    return convert_sink_event(user, ev) != 0;
-}
+/* How a split writes its pieces: decided at the first record or event. */
+enum { MODE_UNDECIDED = 0, MODE_SINK, MODE_FXT, MODE_PERFETTO };
 
 typedef struct guard_ctx {
     cli_input *in;
     const convert_sink *sink;
+    const int *mode;
 } guard_ctx;
+
+typedef struct run_ctx {
+    const cli_options *opt;
+    const char *prefix;
+    convert_sink *sink;
+    guard_ctx *g;
+    int mode;
+    split_pieces *sp;        /* native splits */
+    split_fxt *fxt;
+    split_perfetto *pf;
+    int failed;              /* a native split failed: error holds why */
+    char error[4096];
+} run_ctx;
+
+static uint64_t default_guard(void *user, const split_pieces *sp);
+
+static int native_fail(run_ctx *r, const char *msg)
+{
+    if (!r->failed)
+        snprintf(r->error, sizeof r->error, "%s", msg);
+    r->failed = 1;
+    return 1;
+}
+
+/* The pieces of a split into the input's own format. */
+static int start_pieces(run_ctx *r, const char *suffix)
+{
+    split_pieces_config cfg = {.prefix = r->prefix, .suffix = suffix,
+                               .max_bytes = r->sink->max_bytes,
+                               .max_total_bytes = r->sink->max_total_bytes};
+    char err[256];
+    if (split_pieces_new(&r->sp, &cfg, err, sizeof err) != 0)
+        return native_fail(r, err);
+    if (r->sink->guard)
+        split_pieces_set_guard(r->sp, r->sink->guard, r->sink->guard_user);
+    return 0;
+}
+
+/* FXT input split without --to: FXT pieces (split_fxt.c). */
+static int start_fxt(run_ctx *r)
+{
+    if (start_pieces(r, "fxt") != 0)
+        return 1;
+    if (!(r->fxt = split_fxt_new(r->sp)))
+        return native_fail(r, "out of memory");
+    r->mode = MODE_FXT;
+    return 0;
+}
+
+/* Perfetto input split without --to or --to perfetto: Perfetto pieces,
+ * packets copied (split_perfetto.c). */
+static int start_perfetto(run_ctx *r)
+{
+    if (start_pieces(r, "pftrace") != 0)
+        return 1;
+    if (!(r->pf = split_perfetto_new(r->sp)))
+        return native_fail(r, "out of memory");
+    r->mode = MODE_PERFETTO;
+    return 0;
+}
+
+static int on_packet(void *user, const tread_perfetto_packet *pk)
+{
+    run_ctx *r = user;
+    if (r->mode == MODE_UNDECIDED) {
+        if (r->prefix && r->opt->convert_to != CLI_TO_JSON) {
+            if (start_perfetto(r) != 0)
+                return 1;
+        } else {
+            r->mode = MODE_SINK;
+        }
+    }
+    if (r->mode != MODE_PERFETTO)
+        return 0;
+    return split_perfetto_packet(r->pf, pk) != 0
+               ? native_fail(r, split_perfetto_error(r->pf)) : 0;
+}
+
+static int on_event(void *user, const tread_event *ev)
+{
+    run_ctx *r = user;
+    if (r->mode == MODE_FXT)
+        return split_fxt_event(r->fxt, ev) != 0 ? native_fail(r, split_fxt_error(r->fxt)) : 0;
+    if (r->mode == MODE_PERFETTO)
+        return split_perfetto_event(r->pf, ev) != 0
+                   ? native_fail(r, split_perfetto_error(r->pf)) : 0;
+    r->mode = MODE_SINK;
+    return convert_sink_event(r->sink, ev) != 0;
+}
+
+static int on_fxt_record(void *user, const tread_fxt_record *rec)
+{
+    run_ctx *r = user;
+    if (r->mode == MODE_UNDECIDED) {
+        if (r->prefix && r->opt->convert_to == CLI_TO_NONE) {
+            if (start_fxt(r) != 0)
+                return 1;
+        } else {
+            r->mode = MODE_SINK;
+        }
+    }
+    if (r->mode != MODE_FXT)
+        return 0;
+    return split_fxt_record(r->fxt, rec) != 0 ? native_fail(r, split_fxt_error(r->fxt)) : 0;
+}
+
+static int on_blob(void *user, const tread_blob *b)
+{
+    run_ctx *r = user;
+    if (r->mode != MODE_FXT)
+        return 0;
+    return split_fxt_blob(r->fxt, b) != 0 ? native_fail(r, split_fxt_error(r->fxt)) : 0;
+}
+
+/* Bytes the input holds beyond bytes_decoded: Perfetto compressed
+ * packets, expanded (their packets are copied expanded into pieces). */
+static uint64_t decoded_extra(const tread_parser *p)
+{
+    tread_counter c[64];
+    size_t n = tread_get_format_counters(p, c, 64);
+    for (size_t i = 0; i < n && i < 64; i++)
+        if (strcmp(c[i].name, "compressed_bytes_expanded") == 0)
+            return c[i].value;
+    return 0;
+}
 
 /* The default --max-total-bytes: a multiple of the input decoded so far,
  * plus a fixed allowance per piece and in all (doc/convert.md). */
@@ -27,7 +153,9 @@ static uint64_t default_guard(void *user, const split_pieces *sp)
     tread_stats st;
     tread_get_stats(g->in->parser, &st);
     uint64_t pieces = split_pieces_count(sp) + 1;
-    int same = (st.format == TREAD_FORMAT_JSON && g->sink->to == CONVERT_TO_JSON) ||
+    st.bytes_decoded += decoded_extra(g->in->parser);
+    int same = *g->mode == MODE_FXT || *g->mode == MODE_PERFETTO ||
+               (st.format == TREAD_FORMAT_JSON && g->sink->to == CONVERT_TO_JSON) ||
                (st.format == TREAD_FORMAT_PERFETTO && g->sink->to == CONVERT_TO_PERFETTO);
     uint64_t factor = same ? SPLIT_TOTAL_FACTOR_SAME : SPLIT_TOTAL_FACTOR_CONVERT;
     uint64_t v = st.bytes_decoded * factor;
@@ -57,7 +185,9 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         convert_sink_free(&sink);
         return EXIT_INPUT_ERROR;
     }
-    guard_ctx g = {&in, &sink};
+    run_ctx r = {.opt = opt, .prefix = prefix, .sink = &sink};
+    guard_ctx g = {&in, &sink, &r.mode};
+    r.g = &g;
     if (prefix && opt->max_total_bytes > 0) {
         sink.max_total_bytes = (uint64_t)opt->max_total_bytes;
     } else if (prefix) {
@@ -66,17 +196,39 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         sink.guard_user = &g;
     }
     int to_stdout = path && strcmp(path, "-") == 0;
-    int rc = cli_input_run(&in, opt, !to_stdout || !isatty(STDOUT_FILENO),
-                           on_event, &sink);
-    int close_rc = rc == EXIT_USAGE ? 0 : convert_sink_close(&sink);
-    int output_failed = sink.failed;
-    if (sink.failed) {
-        diag_error(&in.diag, "%s: %s",
-                   tread_error_name(TREAD_ERROR_IO), sink.error);
+    /* split: FXT records and Perfetto packets are copied into pieces of
+     * their own format (the raw hooks) */
+    const cli_hooks hooks = {.on_packet = prefix ? on_packet : NULL,
+                             .on_fxt_record = prefix ? on_fxt_record : NULL,
+                             .on_blob = prefix ? on_blob : NULL};
+    int rc = cli_input_run_hooks(&in, opt, !to_stdout || !isatty(STDOUT_FILENO),
+                                 on_event, &hooks, &r);
+    int close_rc = 0;
+    if (rc != EXIT_USAGE && r.mode == MODE_FXT && !r.failed &&
+        split_fxt_finish(r.fxt) != 0)
+        native_fail(&r, split_fxt_error(r.fxt));
+    else if (rc != EXIT_USAGE && r.mode == MODE_PERFETTO && !r.failed &&
+             split_perfetto_finish(r.pf) != 0)
+        native_fail(&r, split_perfetto_error(r.pf));
+    else if (rc != EXIT_USAGE && r.mode != MODE_FXT && r.mode != MODE_PERFETTO &&
+             !(prefix && rc != 0 && r.mode == MODE_UNDECIDED))
+        close_rc = convert_sink_close(&sink); /* (a split of an input that
+                                                 fails before its first
+                                                 event writes no piece) */
+    int output_failed = sink.failed || r.failed;
+    if (sink.failed || r.failed) {
+        diag_error(&in.diag, "%s: %s", tread_error_name(TREAD_ERROR_IO),
+                   r.failed ? r.error : sink.error);
         rc = EXIT_INPUT_ERROR;
     } else if (close_rc != 0) {
         rc = EXIT_INPUT_ERROR;
     }
+    if (r.pf && !output_failed)
+        split_perfetto_print_warnings(r.pf, stderr);
+    if (r.fxt && split_fxt_defs_full(r.fxt))
+        fprintf(stderr, "tread: warning: more than %u bytes of FXT strings, "
+                "threads and kernel objects in force: later ones are not "
+                "repeated in the pieces that need them\n", SPLIT_FXT_MAX_DEFS_BYTES);
     if (in.parser) {
         tread_stats s;
         tread_get_stats(in.parser, &s);
@@ -92,10 +244,11 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
      * after an output error the one error says it all */
     if (rc != EXIT_USAGE && !output_failed)
         convert_sink_print_losses(&sink, stderr);
-    if (sink.sp && split_pieces_oversized(sink.sp))
+    split_pieces *sp = sink.sp ? sink.sp : r.sp;
+    if (sp && split_pieces_oversized(sp))
         fprintf(stderr, "tread: warning: %llu pieces are larger than "
-                "--max-bytes: each holds one event larger on its own\n",
-                (unsigned long long)split_pieces_oversized(sink.sp));
+                "--max-bytes: each holds one record larger on its own\n",
+                (unsigned long long)split_pieces_oversized(sp));
     if (!opt->quiet && sink.cp.intern_resets)
         fprintf(stderr, "tread: note: the interning table filled up %llu "
                 "times (--max-interned): the sequence state was cleared\n",
@@ -111,6 +264,9 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         rc = EXIT_INPUT_ERROR;
     }
     convert_sink_free(&sink);
+    split_fxt_free(r.fxt);
+    split_perfetto_free(r.pf);
+    split_pieces_free(r.sp); /* removes a partial piece */
     cli_input_done(&in);
     return rc;
 }

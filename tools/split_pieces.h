@@ -31,13 +31,15 @@ typedef struct split_pieces_config {
 #define SPLIT_MIN_MAX_BYTES 256u
 
 /* The default --max-total-bytes (doc/convert.md): FACTOR times the input's
- * decoded size (read so far), plus SLACK, plus ALLOWANCE per piece. SAME:
+ * decoded size read so far (Perfetto compressed packets counted expanded),
+ * plus SLACK, plus ALLOWANCE per piece (what a piece restates: Perfetto's
+ * trace-level packets alone may take 16 KiB). SAME:
  * pieces in the input's own format family; CONVERT: --to another one
  * (binary FXT or Perfetto records grow several times as JSON). */
 #define SPLIT_TOTAL_FACTOR_SAME 4u
 #define SPLIT_TOTAL_FACTOR_CONVERT 16u
 #define SPLIT_TOTAL_SLACK (1u << 20)
-#define SPLIT_PIECE_ALLOWANCE (4u << 10)
+#define SPLIT_PIECE_ALLOWANCE (64u << 10)
 
 /* 0, or -1 with the message in err (errlen bytes). */
 int split_pieces_new(split_pieces **out, const split_pieces_config *cfg,

@@ -145,6 +145,78 @@ if [ -w /dev/full ]; then
     check "convert to a full standard output: says so" grep -q "cannot write '-': No space left on device" "$tmp/err"
 fi
 
+# FXT splits into FXT: records copied, each piece starts with the magic
+# record and carries the provider, initialization, strings, thread and
+# kernel objects its records use (a string table entry changes half-way)
+python3 - "$tmp/t.fxt" <<'PY'
+import struct, sys
+w = []
+def rec(words):
+    w.extend(words)
+def pad(b):
+    b += b"\0" * (-len(b) % 8)
+    return [struct.unpack("<Q", b[i:i + 8])[0] for i in range(0, len(b), 8)]
+def string(idx, text):
+    t = pad(text.encode())
+    rec([2 | (1 + len(t)) << 4 | idx << 16 | len(text.encode()) << 32] + t)
+rec([0x0016547846040010])
+name = pad(b"prov")
+rec([0 | (1 + len(name)) << 4 | 1 << 16 | 7 << 20 | 4 << 52] + name)
+rec([1 | 2 << 4, 1000000000])
+string(1, "cat")
+for i in range(2, 20):
+    string(i, "name%d" % i)
+string(21, "proc")
+string(22, "thr")
+string(23, "process")
+rec([3 | 3 << 4 | 1 << 16, 10, 11])
+rec([7 | 2 << 4 | 1 << 16 | 21 << 24, 10])
+rec([7 | 4 << 4 | 2 << 16 | 22 << 24 | 1 << 40, 11, 8 | 2 << 4 | 23 << 16, 10])
+for i in range(200):
+    if i == 100:
+        string(5, "renamed")
+        string(22, "thr-renamed")
+    rec([4 | 2 << 4 | 0 << 16 | 1 << 24 | 1 << 32 | (2 + i % 18) << 48, 1000 * i])
+open(sys.argv[1], "wb").write(b"".join(struct.pack("<Q", x) for x in w))
+PY
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 512 "$tmp/t.fxt" "$tmp/p" > "$tmp/list"
+check "FXT: split succeeds" [ $? -eq 0 ]
+check "FXT: FXT pieces" grep -q '\.fxt$' "$tmp/list"
+n=$(wc -l < "$tmp/list")
+check "FXT: several pieces ($n)" [ "$n" -gt 5 ]
+ok_size=1 ok_alone=1 ok_magic=1
+: > "$tmp/all"
+while read -r piece; do
+    [ "$(wc -c < "$piece")" -le 512 ] || ok_size=0
+    [ "$(head -c 8 "$piece" | od -An -tx1 | tr -d ' \n')" = 1000044678541600 ] || ok_magic=0
+    "$TREAD" cat "$piece" >> "$tmp/all" 2> "$tmp/err" || ok_alone=0
+    [ -s "$tmp/err" ] && ok_alone=0
+done < "$tmp/list"
+check "FXT: every piece at most 512 bytes" [ $ok_size -eq 1 ]
+check "FXT: every piece starts with the magic record" [ $ok_magic -eq 1 ]
+check "FXT: every piece reads alone, without a warning" [ $ok_alone -eq 1 ]
+"$TREAD" cat -q "$tmp/t.fxt" > "$tmp/whole"
+dedupe='import sys, json
+force = {}
+for l in open(sys.argv[1]):
+    e = json.loads(l)
+    if e["kind"] in ("metadata", "clock_sync"):
+        k = (e["kind"], e.get("meta"), e["name"], e["pid"], e["tid"])
+        if force.get(k) == l:
+            continue
+        force[k] = l
+    sys.stdout.write(l)'
+python3 -c "$dedupe" "$tmp/whole" > "$tmp/a"
+python3 -c "$dedupe" "$tmp/all" > "$tmp/b"
+check "FXT: the pieces give the events of the whole, every field, in order" cmp -s "$tmp/a" "$tmp/b"
+check "FXT: the renamed string is in force after the change" grep -q '"name":"renamed"' "$tmp/b"
+check "FXT: the thread's name in force in each piece" \
+    [ "$(grep -c '"meta_str":"thr' "$tmp/all")" -ge "$n" ]
+check "FXT: the whole has events" [ "$(wc -l < "$tmp/a")" -gt 200 ]
+"$TREAD" split -q --to json --max-bytes 4K "$tmp/t.fxt" "$tmp/j" > "$tmp/list"
+check "FXT --to json: JSON pieces" grep -q '\.json$' "$tmp/list"
+
 # --max-total-bytes: a breach is a clear error, not a full disk
 rm -f "$tmp"/p-*
 "$TREAD" split -q --max-bytes 1K --max-total-bytes 5K "$tmp/m.json" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
