@@ -1,0 +1,166 @@
+/* split_pf_clocks.c: the sequence-scoped clocks (an incremental clock's
+ * running value) and the global clock snapshots in force. */
+#include "split_pf_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- clocks ----------------------------------------------------------- */
+
+seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int create)
+{
+    for (size_t i = 0; i < q->n_clk; i++)
+        if (q->clk[i].id == id)
+            return &q->clk[i];
+    if (!create)
+        return NULL;
+    if (q->n_clk >= SPLIT_PF_MAX_SEQ_CLOCKS) {
+        s->st.clocks_not_kept++;
+        return NULL;
+    }
+    if (!q->clk) {
+        q->clk = calloc(SPLIT_PF_MAX_SEQ_CLOCKS, sizeof *q->clk);
+        if (!q->clk) {
+            spf_nomem(s);
+            return NULL;
+        }
+    }
+    seq_clock *c = &q->clk[q->n_clk++];
+    memset(c, 0, sizeof *c);
+    c->id = id;
+    c->unit = 1;
+    return c;
+}
+
+
+/* A ClockSnapshot seen on q (not dropped): kept as the global snapshots
+ * in force, or as q's, its incremental clocks reset to their values. */
+int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned char *m,
+                      size_t n)
+{
+    rd r, c;
+    fld f, g;
+    int scoped = 0;
+    rd_init(&r, m, n);
+    while (rd_next(&r, &f) > 0) {
+        if (f.num != 1 || f.wire != 2)
+            continue;
+        uint64_t id = 0, ts = 0, unit = 1;
+        int incr = 0;
+        rd_init(&c, f.data, f.len);
+        while (rd_next(&c, &g) > 0) {
+            if (g.wire != 0)
+                continue;
+            if (g.num == 1)
+                id = g.v;
+            else if (g.num == 2)
+                ts = g.v;
+            else if (g.num == 3)
+                incr = g.v != 0;
+            else if (g.num == 4)
+                unit = g.v ? g.v : 1;
+        }
+        if (!spf_seq_scoped(id) || !q)
+            continue;
+        scoped = 1;
+        seq_clock *k = spf_seq_clock_get(s, q, (uint32_t)id, 1);
+        if (!k)
+            continue;
+        k->incremental = incr;
+        k->unit = unit;
+        k->base = (int64_t)ts;
+        k->running = (int64_t)ts;
+        k->snap.len = 0;
+        if (buf_put(&k->snap, m, n))
+            return spf_nomem(s);
+    }
+    if (scoped)
+        return 0;
+    /* a global snapshot: the latest SPLIT_PF_CLOCK_SNAPSHOTS are kept */
+    saved *sv;
+    if (s->n_snaps < SPLIT_PF_CLOCK_SNAPSHOTS) {
+        sv = &s->snaps[(s->snap_head + s->n_snaps++) % SPLIT_PF_CLOCK_SNAPSHOTS];
+    } else {
+        sv = &s->snaps[s->snap_head];
+        s->snap_head = (s->snap_head + 1) % SPLIT_PF_CLOCK_SNAPSHOTS;
+    }
+    sv->seq = seq;
+    sv->msg.len = 0;
+    return buf_put(&sv->msg, m, n) ? spf_nomem(s) : 0;
+}
+
+int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out)
+{
+    size_t mark;
+    /* each clock's last snapshot, once */
+    for (size_t i = 0; i < q->n_clk; i++) {
+        buf *b = &q->clk[i].snap;
+        int dup = 0;
+        for (size_t j = 0; j < i && !dup; j++)
+            dup = q->clk[j].snap.len == b->len && memcmp(q->clk[j].snap.p, b->p, b->len) == 0;
+        if (dup || !b->len)
+            continue;
+        if (put_packet_begin(out, &mark) || buf_tag(out, F_SEQ_ID, 0) ||
+            buf_varint(out, q->id) || buf_lenfield(out, F_CLOCK_SNAPSHOT, b->p, b->len))
+            return spf_nomem(s);
+        put_packet_end(out, mark);
+    }
+    for (size_t i = 0; i < q->n_clk; i++) {
+        seq_clock *k = &q->clk[i];
+        if (!k->incremental || k->running == k->base || !k->snap.len)
+            continue;
+        /* (running - base) in ns: how far every clock of the snapshot moves */
+        __int128 shift = (__int128)(k->running - k->base) * (__int128)k->unit;
+        s->tmp2.len = 0;
+        rd r, c;
+        fld f, g;
+        rd_init(&r, k->snap.p, k->snap.len);
+        while (rd_next(&r, &f) > 0) {
+            if (f.num != 1 || f.wire != 2) {
+                if (f.num == 2 && f.wire == 0) /* primary_trace_clock: as it was */
+                    buf_tag(&s->tmp2, 2, 0), buf_varint(&s->tmp2, f.v);
+                continue;
+            }
+            uint64_t id = 0, ts = 0, unit = 1;
+            int incr = 0;
+            rd_init(&c, f.data, f.len);
+            while (rd_next(&c, &g) > 0) {
+                if (g.wire != 0)
+                    continue;
+                if (g.num == 1)
+                    id = g.v;
+                else if (g.num == 2)
+                    ts = g.v;
+                else if (g.num == 3)
+                    incr = g.v != 0;
+                else if (g.num == 4)
+                    unit = g.v ? g.v : 1;
+            }
+            if (spf_seq_scoped(id) && id != k->id)
+                continue; /* another sequence clock: its own packet */
+            int64_t v;
+            if (id == k->id) {
+                v = k->running;
+            } else {
+                if (shift % (__int128)unit)
+                    s->st.clock_shift_inexact++;
+                v = (int64_t)((__int128)(int64_t)ts + shift / (__int128)unit);
+            }
+            s->tmp.len = 0;
+            buf_tag(&s->tmp, 1, 0), buf_varint(&s->tmp, id);
+            buf_tag(&s->tmp, 2, 0), buf_varint(&s->tmp, (uint64_t)v);
+            if (incr)
+                buf_tag(&s->tmp, 3, 0), buf_varint(&s->tmp, 1);
+            if (unit != 1)
+                buf_tag(&s->tmp, 4, 0), buf_varint(&s->tmp, unit);
+            if (buf_lenfield(&s->tmp2, 1, s->tmp.p, s->tmp.len))
+                return spf_nomem(s);
+        }
+        if (put_packet_begin(out, &mark) || buf_tag(out, F_SEQ_ID, 0) ||
+            buf_varint(out, q->id) || buf_lenfield(out, F_CLOCK_SNAPSHOT, s->tmp2.p, s->tmp2.len))
+            return spf_nomem(s);
+        put_packet_end(out, mark);
+    }
+    return 0;
+}

@@ -1,0 +1,377 @@
+/* split_perfetto's internals, shared by its files: the state it keeps
+ * (split_pf_state.c), the references to interned entries
+ * (split_pf_refs.c), the sequence clocks (split_pf_clocks.c), the
+ * incremental counters (split_pf_counters.c) and the pieces
+ * (split_perfetto.c); and small wire helpers. See split_perfetto.c. */
+#ifndef TREAD_TOOLS_SPLIT_PF_INTERNAL_H
+#define TREAD_TOOLS_SPLIT_PF_INTERNAL_H
+
+#include "split_perfetto.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* TracePacket fields */
+enum {
+    F_CLOCK_SNAPSHOT = 6,
+    F_TIMESTAMP = 8,
+    F_SEQ_ID = 10,
+    F_TRACK_EVENT = 11,
+    F_INTERNED = 12,
+    F_FLAGS = 13,
+    F_LEGACY_CLEAR = 41,
+    F_THREAD_DESC = 44,
+    F_CLOCK_ID = 58,
+    F_DEFAULTS = 59,
+    F_TRACK_DESC = 60
+};
+#define SEQ_CLEARED 1u
+
+
+/* ---- bytes ------------------------------------------------------------ */
+
+typedef struct buf {
+    unsigned char *p;
+    size_t len, cap;
+} buf;
+
+static inline int buf_reserve(buf *b, size_t n)
+{
+    if (n <= b->cap - b->len)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap - b->len < n) {
+        if (cap > SIZE_MAX / 2)
+            return -1;
+        cap *= 2;
+    }
+    unsigned char *p = realloc(b->p, cap);
+    if (!p)
+        return -1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int buf_put(buf *b, const void *p, size_t n)
+{
+    if (buf_reserve(b, n))
+        return -1;
+    if (n)
+        memcpy(b->p + b->len, p, n);
+    b->len += n;
+    return 0;
+}
+
+/* v as a varint at t (room for 10 bytes); its length. */
+static inline size_t varint_to(unsigned char *t, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+        v >>= 7;
+    } while (v);
+    return n;
+}
+
+static inline int buf_varint(buf *b, uint64_t v)
+{
+    unsigned char t[10];
+    return buf_put(b, t, varint_to(t, v));
+}
+
+static inline int buf_tag(buf *b, uint32_t field, int wire)
+{
+    return buf_varint(b, ((uint64_t)field << 3) | (uint64_t)wire);
+}
+
+static inline int buf_lenfield(buf *b, uint32_t field, const void *p, size_t n)
+{
+    return buf_tag(b, field, 2) || buf_varint(b, n) || buf_put(b, p, n);
+}
+
+static inline size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v > 0x7f) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+typedef struct rd {
+    const unsigned char *p, *end;
+} rd;
+
+typedef struct fld {
+    uint32_t num;
+    int wire;
+    uint64_t v;                /* varint, fixed */
+    const unsigned char *data; /* length-delimited */
+    size_t len;
+    const unsigned char *start; /* the field's tag */
+} fld;
+
+static inline int rd_varint(rd *r, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (int s = 0; s < 64; s += 7) {
+        if (r->p >= r->end)
+            return -1;
+        unsigned char c = *r->p++;
+        x |= (uint64_t)(c & 0x7f) << s;
+        if (!(c & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* 1: a field; 0: the end; -1: malformed (groups are malformed here: the
+ * messages read by this file have none). */
+static inline int rd_next(rd *r, fld *f)
+{
+    if (r->p >= r->end)
+        return 0;
+    f->start = r->p;
+    uint64_t tag;
+    if (rd_varint(r, &tag) || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX)
+        return -1;
+    f->num = (uint32_t)(tag >> 3);
+    f->wire = (int)(tag & 7);
+    f->data = NULL;
+    f->len = 0;
+    switch (f->wire) {
+    case 0: return rd_varint(r, &f->v) ? -1 : 1;
+    case 1:
+        if (r->end - r->p < 8)
+            return -1;
+        f->v = 0;
+        for (int i = 7; i >= 0; i--)
+            f->v = (f->v << 8) | r->p[i];
+        r->p += 8;
+        return 1;
+    case 5:
+        if (r->end - r->p < 4)
+            return -1;
+        f->v = (uint64_t)r->p[0] | (uint64_t)r->p[1] << 8 | (uint64_t)r->p[2] << 16 |
+               (uint64_t)r->p[3] << 24;
+        r->p += 4;
+        return 1;
+    case 2: {
+        uint64_t n;
+        if (rd_varint(r, &n) || n > (uint64_t)(r->end - r->p))
+            return -1;
+        f->data = r->p;
+        f->len = (size_t)n;
+        r->p += n;
+        return 1;
+    }
+    default: return -1;
+    }
+}
+
+static inline void rd_init(rd *r, const unsigned char *p, size_t n)
+{
+    r->p = p;
+    r->end = p + n;
+}
+
+static inline int put_packet_begin(buf *out, size_t *mark)
+{
+    /* Trace.packet with a 5-byte length patched by put_packet_end */
+    static const unsigned char hdr[6] = {0x0a, 0x80, 0x80, 0x80, 0x80, 0x00};
+    *mark = out->len;
+    return buf_put(out, hdr, sizeof hdr);
+}
+
+static inline void put_packet_end(buf *out, size_t mark)
+{
+    size_t n = out->len - mark - 6;
+    unsigned char *p = out->p + mark + 1;
+    for (int i = 0; i < 5; i++) {
+        p[i] = (unsigned char)((n & 0x7f) | (i < 4 ? 0x80 : 0));
+        n >>= 7;
+    }
+}
+
+
+/* ---- state ------------------------------------------------------------ */
+
+typedef struct entry {         /* an interned entry of a sequence */
+    uint64_t iid;
+    uint32_t ns;               /* InternedData field; 0: empty slot */
+    uint32_t len;
+    size_t off;                /* in the sequence's arena */
+    uint64_t piece;            /* the piece holding it (number + 1) */
+} entry;
+
+typedef struct seq_clock {     /* a sequence-scoped clock */
+    uint32_t id;
+    int incremental;
+    uint64_t unit;
+    int64_t base;              /* its value in the last snapshot */
+    int64_t running;           /* incremental: the current value */
+    buf snap;                  /* the last ClockSnapshot naming it */
+} seq_clock;
+
+typedef struct counter {       /* an incremental counter track's value */
+    uint64_t uuid;
+    int64_t ival;
+    double dval;
+    uint64_t piece;            /* the piece whose decoder has the value */
+} counter;
+
+typedef struct seqst {
+    uint32_t id;
+    int used;
+    int valid;                 /* the whole file's state after its last packet */
+    uint64_t piece;            /* in sync in this piece (number + 1) */
+    buf defaults;
+    int has_defaults;
+    buf arena;
+    entry *tab;
+    size_t tab_size, tab_used;
+    uint32_t ns[48];           /* namespaces present (for unknown references) */
+    size_t n_ns;
+    seq_clock *clk;            /* SPLIT_PF_MAX_SEQ_CLOCKS, made at the first */
+    size_t n_clk;
+    counter *ctr;
+    size_t n_ctr;
+    buf thread;                /* the last legacy ThreadDescriptor */
+    uint64_t held;             /* bytes charged to SPLIT_PF_MAX_STATE_BYTES */
+} seqst;
+
+typedef struct track {
+    uint64_t uuid;             /* 0: empty slot */
+    uint64_t parent;
+    int incremental;
+    uint32_t seq;
+    size_t off, len;           /* the TrackDescriptor, in tracks_arena */
+    uint64_t piece;
+    int parent_known;          /* its parent was described before it last was */
+} track;
+
+typedef struct saved {         /* a trace-level packet or global snapshot */
+    uint32_t field, seq;
+    buf msg;
+} saved;
+
+typedef struct ref {
+    uint32_t ns;               /* 0: any namespace (unknown reference) */
+    uint64_t iid;
+} ref;
+
+struct split_perfetto {
+    split_pieces *sp;
+    split_perfetto_stats st;
+    char err[512];
+    int failed;
+    uint64_t piece;            /* current piece number + 1; 0: none open */
+    uint64_t piece_originals;  /* input packets in the current piece */
+
+    seqst *seqs;               /* open addressing on the id */
+    size_t seq_size, seq_used;
+    track *tracks;
+    size_t track_size, track_used;
+    buf tracks_arena;
+    uint64_t held;             /* state bytes held, all sequences and tracks */
+
+    saved trace_pk[SPLIT_PF_MAX_TRACE_PACKETS];
+    size_t n_trace;
+    size_t trace_bytes;
+    saved snaps[SPLIT_PF_CLOCK_SNAPSHOTS]; /* ring, oldest first from snap_head */
+    size_t n_snaps, snap_head;
+
+    /* the packet held until its events are seen */
+    int have;
+    tread_perfetto_packet pk;
+    buf cur;
+    uint64_t used_tracks[SPLIT_PF_MAX_PACKET_TRACKS];
+    size_t n_used;
+    uint64_t own_track;        /* the TrackDescriptor the packet holds */
+    int own_desc_seen;         /* its event: seen, and with a pid (the */
+    int own_desc_pid;          /* decoder found its parent's) */
+
+    /* scratch */
+    buf out;                   /* state packets for the packet being written */
+    buf tmp, tmp2;
+    ref *refs;
+    size_t n_refs, refs_cap;
+    ref own[256];              /* entries the packet interns itself */
+    size_t n_own;
+    int own_overflow;
+    const tread_perfetto_msgtype *walk_stack[TREAD_PF_WALK_DEFAULT_MAX_DEPTH + 2];
+    /* what a (message type, field number) refers to, looked up by name
+     * once (split_pf_refs.c): direct-mapped */
+    struct spf_ref_cache {
+        const tread_perfetto_msgtype *type; /* NULL: empty */
+        uint32_t num;
+        int ns;
+    } ref_cache[256];
+    const tread_perfetto_msgtype *t_packet, *t_frame, *t_callstack, *t_mapping,
+        *t_symbols, *t_v8fn, *t_asyncdesc;
+};
+
+#define TE_MAX_VALUES 64 /* the decoder's PF_MAX_EXTRA_COUNTERS */
+typedef struct te_value {
+    int is_double;
+    int64_t iv;
+    double dv;
+    counter *ctr;              /* the incremental track's value, or NULL */
+} te_value;
+
+typedef struct te_counter {
+    int has_main;
+    te_value main;
+    te_value xi[TE_MAX_VALUES], xd[TE_MAX_VALUES]; /* extra int / double values */
+    size_t n_xi, n_xd;
+} te_counter;
+
+
+static inline uint64_t spf_mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline int spf_seq_scoped(uint64_t id)
+{
+    return id >= 64 && id <= 127;
+}
+
+int spf_fail(split_perfetto *s, const char *msg);
+int spf_nomem(split_perfetto *s);
+seqst *spf_seq_find(split_perfetto *s, uint32_t id, int create);
+int spf_charge(split_perfetto *s, seqst *q, size_t n);
+void spf_seq_clear(split_perfetto *s, seqst *q);
+entry *spf_entry_find(const seqst *q, uint32_t ns, uint64_t iid);
+int spf_entry_put(split_perfetto *s, seqst *q, uint32_t ns, uint64_t iid,
+                  const unsigned char *msg, size_t len);
+track *spf_track_find(split_perfetto *s, uint64_t uuid);
+int spf_track_put(split_perfetto *s, uint32_t seq, const unsigned char *msg, size_t len);
+int spf_note_trace_packet(split_perfetto *s, uint32_t field, uint32_t seq,
+                          const unsigned char *m, size_t n);
+int spf_collect_refs(split_perfetto *s, const tread_perfetto_msgtype *t,
+                     const unsigned char *p, size_t n);
+void spf_collect_own(split_perfetto *s, const unsigned char *p, size_t n);
+int spf_is_own(const split_perfetto *s, uint32_t ns, uint64_t iid);
+void spf_missing_entries(split_perfetto *s, seqst *q, int all, int every);
+seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int create);
+int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned char *m,
+                      size_t n);
+int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out);
+counter *spf_counter_get(split_perfetto *s, seqst *q, uint64_t uuid);
+void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size_t n,
+                      te_counter *tc);
+void spf_advance(split_perfetto *s, te_value *v);
+int spf_rewrite_counters(split_perfetto *s, const unsigned char *p, size_t n,
+                         const te_counter *tc, buf *out);
+
+#endif
