@@ -273,7 +273,8 @@ static int write_held(split_perfetto *s)
             have |= s->used_tracks[i] == parent;
         /* (only when the whole file's decoder had it: else the piece must
          * not have it either) */
-        int resolved = s->own_desc_seen ? s->own_desc_pid : spf_track_find(s, parent) != NULL;
+        int resolved = (s->own_desc_seen && s->own_desc_pid) ||
+                       spf_track_find(s, parent) != NULL;
         if (parent && !have && resolved && s->n_used < SPLIT_PF_MAX_PACKET_TRACKS)
             s->used_tracks[s->n_used++] = parent;
     }

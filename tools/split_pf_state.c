@@ -165,10 +165,13 @@ track *spf_track_find(split_perfetto *s, uint64_t uuid)
 int spf_track_put(split_perfetto *s, uint32_t seq, const unsigned char *msg, size_t len)
 {
     /* whether the whole file's decoder resolved its parent: its event has
-     * the parent's pid (else, whether the parent was described) */
+     * the parent's pid, or the parent was described before it (a track
+     * without a pid anywhere in its chain says nothing by its pid: its
+     * ancestors must still come before it, or its events read as
+     * TREAD_TRACK_UNRESOLVED in the piece) */
     int resolved = -1;
-    if (s->own_desc_seen)
-        resolved = s->own_desc_pid;
+    if (s->own_desc_seen && s->own_desc_pid)
+        resolved = 1;
     rd r;
     fld f;
     int rc;

@@ -59,6 +59,16 @@ if ! "$cc" -static "$tmp/hello.c" -o "$tmp/hello" 2>/dev/null; then
     echo "SKIP (static part): $cc cannot link a static program here (no static C library)"
     finish
 fi
+# A private library whose package ships no static archive (Debian's
+# libisal-dev has only libisal.so) cannot be linked statically at all.
+for l in $(tr ' ' '\n' <"$tmp/static" | sed -n 's/^-l//p'); do
+    [ "$l" = tread ] && continue
+    a=$("$cc" -print-file-name="lib$l.a")
+    if [ "$a" = "lib$l.a" ]; then
+        echo "SKIP (static part): lib$l.a is not installed (its package ships only a shared library)"
+        finish
+    fi
+done
 # shellcheck disable=SC2046
 check "a static program links with pkg-config --static --cflags --libs" \
     "$cc" -static "$tmp/prog.c" -o "$tmp/prog" $(cat "$tmp/cflags" "$tmp/static")

@@ -26,6 +26,13 @@
  * split_pf_verify. */
 extern size_t split_pf_parent_resolved;
 
+/* Packets whose whole-file events begin with the end of a state (a
+ * TrackEvent TYPE_STATE: the decoder ends the state open on its track)
+ * opened in an earlier piece: a piece's parser cannot know that state, so
+ * the piece gives the same events without that end (doc/convert.md),
+ * counted by split_pf_verify. */
+extern size_t split_pf_state_ends;
+
 /* Splits in[0, len) (fed in chunks of `chunk` bytes, 0: whole) into *pm
  * (split_pf_run.c, with pieces_mem.c's split_pieces).
  * 0, or -1 with the reason in err. */
