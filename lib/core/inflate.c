@@ -291,7 +291,11 @@ static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
         s->next_out = out + *out_len;
         s->avail_out = (uint32_t)room;
         int rc = isal_inflate(s);
-        size_t used = avail - s->avail_in, made = room - s->avail_out;
+        /* a failing call may give back more input than it was handed
+         * (its read-ahead bits): nothing taken, then (found by
+         * fuzz_split_perfetto: the pointer arithmetic wrapped) */
+        size_t used = s->avail_in <= avail ? avail - s->avail_in : 0;
+        size_t made = s->avail_out <= room ? room - s->avail_out : 0;
         if (rc < 0)
             made = 0; /* isa-l copies a match before it checks its distance:
                          what it wrote in the failing call is not data

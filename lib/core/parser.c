@@ -372,6 +372,16 @@ static tread_status decide_format(tread_parser *p, int final)
 /* More first bytes for the forced format's check (decide_format). */
 static tread_status check_forced(tread_parser *p, const unsigned char *d, size_t n)
 {
+    /* forced_check holds the decoded bytes [0, len); d starts at
+     * dec_offset, and the bytes a stop left unconsumed come again after
+     * tread_resume: take only those not held yet (found by fuzz_ftrace) */
+    if (p->dec_offset < p->forced_check.len) {
+        uint64_t held = p->forced_check.len - p->dec_offset;
+        if (held >= n)
+            return TREAD_STATUS_OK;
+        d += held;
+        n -= (size_t)held;
+    }
     size_t take = TREAD_SNIFF_MAX - p->forced_check.len;
     if (take > n)
         take = n;
