@@ -212,6 +212,31 @@ static void json_u64_member(out_buf *o, const char *k, uint64_t v)
     json_write_u64(o, v);
 }
 
+static const char *event_kind_name(int k)
+{
+    return tread_event_kind_name((tread_event_kind)k);
+}
+
+static const char *warning_kind_name(int k)
+{
+    return tread_warning_name((tread_warning_kind)k);
+}
+
+/* "NAME":{"kind":count,...}, every kind (zeros too), without a comma
+ * after: events and warnings by kind, of one file and of the total. */
+static void json_counts(out_buf *o, const char *name, const uint64_t *v, int n,
+                        const char *(*kind_name)(int))
+{
+    key(o, name);
+    out_buf_putc(o, '{');
+    for (int k = 0; k < n; k++) {
+        if (k)
+            out_buf_putc(o, ',');
+        json_u64_member(o, kind_name(k), v[k]);
+    }
+    out_buf_putc(o, '}');
+}
+
 static void json_names(out_buf *o, const stats_collector *c,
                        const uint32_t *ids, size_t n)
 {
@@ -283,15 +308,9 @@ static void json_header(out_buf *o, const stats_report *r)
     out_buf_putc(o, ',');
     json_u64_member(o, "events", st->events);
     out_buf_putc(o, ',');
-    key(o, "events_by_kind");
-    out_buf_putc(o, '{');
-    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++) {
-        if (k)
-            out_buf_putc(o, ',');
-        json_u64_member(o, tread_event_kind_name((tread_event_kind)k),
-                        st->events_by_kind[k]);
-    }
-    out_buf_puts(o, "},");
+    json_counts(o, "events_by_kind", st->events_by_kind, TREAD_EVENT_KIND_COUNT_,
+                event_kind_name);
+    out_buf_puts(o, ",");
 }
 
 static void json_body(out_buf *o, const stats_report *r)
@@ -334,15 +353,9 @@ static void json_body(out_buf *o, const stats_report *r)
     out_buf_puts(o, "},");
     json_u64_member(o, "warnings", r->st->warnings);
     out_buf_putc(o, ',');
-    key(o, "warnings_by_kind");
-    out_buf_putc(o, '{');
-    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++) {
-        if (k)
-            out_buf_putc(o, ',');
-        json_u64_member(o, tread_warning_name((tread_warning_kind)k),
-                        r->st->warnings_by_kind[k]);
-    }
-    out_buf_puts(o, "},");
+    json_counts(o, "warnings_by_kind", r->st->warnings_by_kind, TREAD_WARN_KIND_COUNT_,
+                warning_kind_name);
+    out_buf_puts(o, ",");
     key(o, "format_counters");
     out_buf_putc(o, '{');
     for (size_t i = 0; i < r->n_counters; i++) {
@@ -473,22 +486,12 @@ void stats_report_total_json(out_buf *o, const stats_total *t)
     out_buf_putc(o, ',');
     json_u64_member(o, "events", t->events);
     out_buf_putc(o, ',');
-    key(o, "events_by_kind");
-    out_buf_putc(o, '{');
-    for (int k = 0; k < TREAD_EVENT_KIND_COUNT_; k++) {
-        if (k)
-            out_buf_putc(o, ',');
-        json_u64_member(o, tread_event_kind_name((tread_event_kind)k), t->events_by_kind[k]);
-    }
-    out_buf_puts(o, "},");
+    json_counts(o, "events_by_kind", t->events_by_kind, TREAD_EVENT_KIND_COUNT_,
+                event_kind_name);
+    out_buf_puts(o, ",");
     json_u64_member(o, "warnings", t->warnings);
     out_buf_putc(o, ',');
-    key(o, "warnings_by_kind");
-    out_buf_putc(o, '{');
-    for (int k = 0; k < TREAD_WARN_KIND_COUNT_; k++) {
-        if (k)
-            out_buf_putc(o, ',');
-        json_u64_member(o, tread_warning_name((tread_warning_kind)k), t->warnings_by_kind[k]);
-    }
-    out_buf_puts(o, "}}}\n");
+    json_counts(o, "warnings_by_kind", t->warnings_by_kind, TREAD_WARN_KIND_COUNT_,
+                warning_kind_name);
+    out_buf_puts(o, "}}\n");
 }
