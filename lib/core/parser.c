@@ -766,12 +766,15 @@ static tread_status finish_input(tread_parser *p)
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
     }
-    report_forced(p);
     st = p->dec_ops->finish(p->dec); /* idempotent once it returned OK */
-    if (st == TREAD_STATUS_OK && p->stop_requested)
-        return pause_with(p, st); /* resuming finishes without callbacks */
     if (st == TREAD_STATUS_PAUSED)
         return pause_with(p, st);
+    /* after the decoder's last callbacks: how much of the input a stop
+     * left for finish to decode must not move the warning among them
+     * (found by fuzz_systrace) */
+    report_forced(p);
+    if (st == TREAD_STATUS_OK && p->stop_requested)
+        return pause_with(p, st); /* resuming finishes without callbacks */
     if (st == TREAD_STATUS_OK)
         p->state = P_FINISHED;
     p->pause_in_finish = 0;
