@@ -21,46 +21,7 @@
 
 #define D pf_decoder *d = (pf_decoder *)dec
 
-/* ---- the queue -------------------------------------------------------- */
-
-int pf_queue_grow(pf_decoder *d, uint64_t off)
-{
-    size_t n = d->q_cap ? d->q_cap * 2 : 16;
-    pf_qitem *q = tread_realloc(&d->p->alloc, d->q, n * sizeof *q);
-    if (!q) {
-        tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
-        return -1;
-    }
-    memset(q + d->q_cap, 0, (n - d->q_cap) * sizeof *q);
-    d->q = q;
-    d->q_cap = n;
-    return 0;
-}
-
-pf_qitem *pf_queue_slot(pf_decoder *d, uint64_t off)
-{
-    if (d->q_len == d->q_cap && pf_queue_grow(d, off))
-        return NULL;
-    pf_qitem *it = &d->q[d->q_len++];
-    it->is_hook = it->fmt_id = it->fmt_bind = 0;
-    it->nul = 0;
-    it->plain = 0;
-    it->bind_num = 0;
-    it->seq = NULL;
-    it->general = 1;
-    return it;
-}
-
-pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
-{
-    pf_qitem *it = pf_queue_slot(d, base ? base->offset : 0);
-    if (!it || !base)
-        return it; /* (the raw hook: no event) */
-    tread_event *ev = &it->ev;
-    pf_reset_event_common(ev, base);
-    pf_reset_event_rare(ev);
-    return it;
-}
+/* ---- delivery --------------------------------------------------------- */
 
 static tread_status deliver(pf_decoder *d, pf_qitem *it)
 {
@@ -135,21 +96,6 @@ static tread_status drain(pf_decoder *d)
     }
     d->q_pos = d->q_len = 0;
     return TREAD_STATUS_OK;
-}
-
-/* ---- timestamps ------------------------------------------------------- */
-
-void pf_set_ts_failed(pf_decoder *d, uint32_t clock, int rc, int64_t abs, pf_base *ev)
-{
-    ev->flags |= TREAD_HAS_RAW_TS;
-    ev->raw_ts = abs;
-    ev->clock_id = clock;
-    d->n_clock_fail++;
-    tread__warn(d->p, TREAD_WARN_CLOCK, ev->offset,
-                rc == PF_CLOCK_OVERFLOW
-                    ? "timestamp %" PRId64 " on clock %u is out of range on the trace clock: kept raw"
-                    : "timestamp %" PRId64 " on clock %u has no path to the trace clock: kept raw",
-                abs, (unsigned)clock);
 }
 
 /* ---- packets ---------------------------------------------------------- */

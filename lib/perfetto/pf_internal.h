@@ -21,7 +21,6 @@
 #define PF_MAX_TRACKS 65536         /* track descriptors kept per parser */
 #define PF_ARENA_BLOCK 16384        /* interning arena block size */
 #define PF_ZOUT_CHUNK 65536         /* decompressed bytes per step */
-#define PF_MAX_EXTRA_COUNTERS 64    /* extra counter values of one event */
 #define PF_TRACK_CACHE 64           /* track lookups cached (a power of two) */
 #define PF_INTERN_CACHE 64          /* interned lookups cached per sequence */
 
@@ -79,14 +78,6 @@ typedef struct pf_block {
     size_t used, cap;
     unsigned char data[];
 } pf_block;
-
-/* A short list of repeated scalars (extra counter values and uuids). */
-typedef struct pf_u64list {
-    uint64_t v[PF_MAX_EXTRA_COUNTERS];
-    size_t n;
-    int present;
-    int overflow;              /* more than PF_MAX_EXTRA_COUNTERS */
-} pf_u64list;
 
 typedef struct pf_seq {
     uint32_t id;
@@ -497,10 +488,6 @@ static inline const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_
 }
 
 void pf_tracks_free(pf_decoder *d);
-
-/* A repeated scalar field, packed or not, appended to l (fixed: a fixed64
- * or double field). 0, or -1 when the wire type does not fit. */
-int pf_read_repeated(const pf_field *f, int fixed, pf_u64list *l);
 
 /* pf_track_event.c, shared with the fast reader (pf_fast.c): an interned
  * string, warned and counted when missing (-1, out set to ""). */
