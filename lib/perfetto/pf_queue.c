@@ -4,7 +4,7 @@
  * them, and a stop in the middle leaves the rest here for resume. Every
  * payload handler builds its events through these slots.
  */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_queue.h"
 
 #include <string.h>
 

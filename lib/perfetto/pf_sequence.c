@@ -2,7 +2,7 @@
  * (whole interned messages in an arena of blocks + an open-addressing hash
  * keyed by (InternedData field, iid)), TracePacketDefaults, and the
  * sequence's thread descriptor. Everything here is freed on a clear. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_seq.h"
 
 #include <string.h>
 

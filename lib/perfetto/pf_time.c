@@ -2,7 +2,7 @@
  * Packet timestamps to the trace clock: a timestamp that does not convert
  * is kept raw, warned and counted (pf_set_ts in pf_time.h does the rest).
  */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_time.h"
 
 #include <inttypes.h>
 

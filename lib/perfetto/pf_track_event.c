@@ -3,7 +3,10 @@
  * type or legacy phase, name, categories, timestamps, thread time and
  * instruction counts, track, counters (with unit_multiplier and
  * is_incremental), extra counters, flows, correlation ids. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_track_event.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_tracks.h"
+#include "perfetto/pf_queue.h"
 #include "perfetto/pf_system.h"
 #include "core/phase.h"
 

@@ -1,7 +1,9 @@
 /* The track table (uuid -> kind, pid, tid, counter properties, name) and
  * the descriptors that become metadata events: TrackDescriptor,
  * ProcessDescriptor, ThreadDescriptor, ProcessTree. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_tracks.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_queue.h"
 
 #include <string.h>
 
