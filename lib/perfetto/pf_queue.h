@@ -1,15 +1,13 @@
 /*
  * The event queue and event building (pf_queue.c): every handler builds
  * its events in queue slots; pf_decoder.c delivers them (and keeps the
- * rest across a pause). Below the handlers, above sequences, clocks and
- * tracks.
+ * rest across a pause). Below the handlers and the tracks; it reads
+ * nothing but the shared state (pf_context.h).
  */
 #ifndef TREAD_PERFETTO_PF_QUEUE_H
 #define TREAD_PERFETTO_PF_QUEUE_H
 
 #include "perfetto/pf_context.h"
-#include "perfetto/pf_seq.h"
-#include "perfetto/pf_tracks.h"
 
 /* Bits of pf_qitem.nul: strings already NUL-terminated in memory that
  * outlives the delivery (arena copies, static text, the decoder's own
@@ -52,43 +50,6 @@ static inline void pf_describe_packet(pf_decoder *d, const unsigned char *data, 
     d->pkt.offset = off;
 }
 
-/* A counter value on track t: unit_multiplier, then is_incremental (the
- * running value in the sequence's store). -1 after tread__fail. */
-static inline int pf_set_counter_ev(pf_decoder *d, pf_seq *s, const pf_track *t, tread_event *ev,
-                                    unsigned *nul, int is_int, int64_t iv, double dv)
-{
-    int64_t mult = t ? t->unit_multiplier : 1;
-    if (t && t->is_incremental && s) {
-        pf_entry *run = pf_seq_counter(d, s, t->uuid, ev->offset);
-        if (!run)
-            return -1;
-        if (is_int) {
-            run->ival = pf_wrap_add(run->ival, iv);
-            iv = run->ival;
-        } else {
-            run->dval += dv;
-            dv = run->dval;
-        }
-    }
-    ev->flags |= TREAD_HAS_VALUE;
-    if (is_int) {
-        ev->value_int = (int64_t)((uint64_t)iv * (uint64_t)mult);
-        ev->flags |= TREAD_VALUE_IS_INT;
-        ev->value = (double)ev->value_int;
-    } else {
-        ev->value = dv * (double)mult;
-    }
-    /* track names are NUL-terminated in the decoder's buffer */
-    tread_str tn = pf_track_name(d, t);
-    ev->series = tn;
-    *nul |= PF_NUL_SERIES;
-    if ((!ev->name.ptr || !ev->name.len) && tn.ptr) {
-        ev->name = tn;
-        *nul |= PF_NUL_NAME;
-    }
-    return 0;
-}
-
 /* A queued extra counter value's event (TrackEvent extra_counter_values):
  * the time and category of the event before it (main_ev, with its nul
  * bits main_nul), on the sequence s; the caller resolves its track and
@@ -123,12 +84,6 @@ static inline PF_ALWAYS_INLINE void pf_put_str(tread_buf *b, tread_str *s)
     s->ptr = dst;
 }
 
-/* The same, on a queued event. */
-static inline int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q,
-                                 int is_int, int64_t iv, double dv)
-{
-    return pf_set_counter_ev(d, s, t, &q->ev, &q->nul, is_int, iv, dv);
-}
 
 /* Resetting an event: queue slots are zeroed once when the queue grows;
  * after that only the members the Perfetto decoder ever sets (in

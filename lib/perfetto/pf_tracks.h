@@ -9,6 +9,7 @@
 
 #include "perfetto/pf_context.h"
 #include "perfetto/pf_seq.h"
+#include "perfetto/pf_queue.h"
 
 #define PF_MAX_TRACKS 65536         /* track descriptors kept per parser */
 
@@ -116,5 +117,49 @@ void pf_tracks_free(pf_decoder *d);
 /* A copy of bytes in the track-name buffer (interned bytes accounting).
  * -1 after tread__fail. */
 int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off);
+
+/* A counter value on track t: unit_multiplier, then is_incremental (the
+ * running value in the sequence's store). -1 after tread__fail. */
+static inline int pf_set_counter_ev(pf_decoder *d, pf_seq *s, const pf_track *t, tread_event *ev,
+                                    unsigned *nul, int is_int, int64_t iv, double dv)
+{
+    int64_t mult = t ? t->unit_multiplier : 1;
+    if (t && t->is_incremental && s) {
+        pf_entry *run = pf_seq_counter(d, s, t->uuid, ev->offset);
+        if (!run)
+            return -1;
+        if (is_int) {
+            run->ival = pf_wrap_add(run->ival, iv);
+            iv = run->ival;
+        } else {
+            run->dval += dv;
+            dv = run->dval;
+        }
+    }
+    ev->flags |= TREAD_HAS_VALUE;
+    if (is_int) {
+        ev->value_int = (int64_t)((uint64_t)iv * (uint64_t)mult);
+        ev->flags |= TREAD_VALUE_IS_INT;
+        ev->value = (double)ev->value_int;
+    } else {
+        ev->value = dv * (double)mult;
+    }
+    /* track names are NUL-terminated in the decoder's buffer */
+    tread_str tn = pf_track_name(d, t);
+    ev->series = tn;
+    *nul |= PF_NUL_SERIES;
+    if ((!ev->name.ptr || !ev->name.len) && tn.ptr) {
+        ev->name = tn;
+        *nul |= PF_NUL_NAME;
+    }
+    return 0;
+}
+
+/* pf_set_counter_ev on a queued event. */
+static inline int pf_set_counter(pf_decoder *d, pf_seq *s, const pf_track *t, pf_qitem *q,
+                                 int is_int, int64_t iv, double dv)
+{
+    return pf_set_counter_ev(d, s, t, &q->ev, &q->nul, is_int, iv, dv);
+}
 
 #endif
