@@ -54,8 +54,40 @@ static int tracks_grow(pf_decoder *d, uint64_t off)
     return 0;
 }
 
+/* The pid and tid a track without its own thread or process descriptor
+ * takes from its parent chain: the pid of the first ancestor that has one
+ * of those descriptors, and, for a counter track through counter
+ * ancestors, its tid. Followed at most PF_MAX_TRACK_DEPTH parents (a
+ * cycle gives nothing); an ancestor not described yet gives nothing, and
+ * is looked for again at the next use (pf_track_parent_missing), so the
+ * order of the descriptors does not matter. */
+static void chain_ids(pf_decoder *d, uint64_t parent, int counter, int *hp, int64_t *pid,
+                      int *ht, int64_t *tid)
+{
+    const pf_track *c = pf_track_find(d, parent);
+    for (int depth = 0; c && depth < PF_MAX_TRACK_DEPTH; depth++) {
+        if (!c->inherit) {
+            if (c->has_pid)
+                *hp = 1, *pid = c->pid;
+            if (counter && c->has_tid)
+                *ht = 1, *tid = c->tid;
+            return;
+        }
+        if (c->kind != TREAD_TRACK_COUNTER)
+            counter = 0; /* (an async track has no tid to pass on) */
+        c = pf_track_find(d, c->parent);
+    }
+}
+
 int pf_track_parent_missing(pf_decoder *d, pf_track *t)
 {
+    if (t->inherit) {
+        int hp = 0, ht = 0;
+        int64_t pid = 0, tid = 0;
+        chain_ids(d, t->parent, t->kind == TREAD_TRACK_COUNTER, &hp, &pid, &ht, &tid);
+        t->has_pid = hp, t->pid = pid;
+        t->has_tid = ht, t->tid = tid;
+    }
     const pf_track *c = t;
     for (int depth = 0; c->parent && depth < PF_MAX_TRACK_DEPTH; depth++) {
         const pf_track *p = pf_track_find(d, c->parent);
@@ -467,18 +499,14 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
     } else {
         kind = has_parent ? TREAD_TRACK_ASYNC : TREAD_TRACK_GLOBAL;
     }
-    if (!has_thread && !has_proc && has_parent) {
-        /* a child track belongs to its parent's process (and thread) */
-        const pf_track *pt = pf_track_find(d, parent);
-        if (pt && pt->has_pid)
-            hp = 1, pid = pt->pid;
-        if (pt && pt->has_tid && kind == TREAD_TRACK_COUNTER)
-            ht = 1, tid = pt->tid;
-    }
+    int inherit = !has_thread && !has_proc && has_parent;
+    if (inherit) /* a child track belongs to its parent's process (and thread) */
+        chain_ids(d, parent, kind == TREAD_TRACK_COUNTER, &hp, &pid, &ht, &tid);
     if (t) {
         t->kind = kind;
         t->parent = has_parent ? parent : 0;
         t->hier = PF_HIER_UNCHECKED;
+        t->inherit = (unsigned char)inherit;
         t->has_pid = hp, t->pid = pid;
         t->has_tid = ht, t->tid = tid;
         t->is_counter = has_counter;
@@ -511,11 +539,14 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
         ev->flags |= TREAD_HAS_ID_NUM;
         ev->id_num = parent;
     }
-    if (hp) {
+    /* what the descriptor states itself: a child track's pid comes from
+     * its parent chain at each of its events, so that the order of the
+     * descriptors changes nothing (here it would) */
+    if (hp && !inherit) {
         ev->flags |= TREAD_HAS_PID;
         ev->pid = ev->tid = pid;
     }
-    if (ht) {
+    if (ht && !inherit) {
         ev->flags |= TREAD_HAS_TID;
         ev->tid = tid;
     }

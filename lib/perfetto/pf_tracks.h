@@ -25,6 +25,11 @@ struct pf_track {
     size_t name_off, name_len; /* in the decoder's track-name buffer */
     unsigned char hier;        /* PF_HIER_*: is the parent chain whole? */
     unsigned char state_open;  /* a TYPE_STATE state is open on it */
+    unsigned char inherit;     /* no thread or process descriptor but a
+                                  parent: pid (and a counter's tid) come
+                                  from the parent chain (pf_tracks.c
+                                  chain_ids), resolved again at use until
+                                  the chain is whole */
 };
 
 /* pf_track.hier: unchecked (new, or its descriptor was read again), every
@@ -69,7 +74,8 @@ static inline tread_str pf_track_name(const pf_decoder *d, const pf_track *t)
     return s;
 }
 
-/* 1 when a parent uuid on t's chain has no descriptor (pf_tracks.c). */
+/* 1 when a parent uuid on t's chain has no descriptor (pf_tracks.c); an
+ * inheriting track's pid and tid are resolved again on the way. */
 int pf_track_parent_missing(pf_decoder *d, pf_track *t);
 /* How many known tracks have such a chain (at the end of the trace: what
  * trace_processor, which sees the whole trace first, would find). */
