@@ -54,39 +54,19 @@ static int tracks_grow(pf_decoder *d, uint64_t off)
     return 0;
 }
 
-/* The pid and tid a track without its own thread or process descriptor
- * takes from its parent chain: the pid of the first ancestor that has one
- * of those descriptors, and, for a counter track through counter
- * ancestors, its tid. Followed at most PF_MAX_TRACK_DEPTH parents (a
- * cycle gives nothing); an ancestor not described yet gives nothing, and
- * is looked for again at the next use (pf_track_parent_missing), so the
- * order of the descriptors does not matter. */
-static void chain_ids(pf_decoder *d, uint64_t parent, int counter, int *hp, int64_t *pid,
-                      int *ht, int64_t *tid)
-{
-    const pf_track *c = pf_track_find(d, parent);
-    for (int depth = 0; c && depth < PF_MAX_TRACK_DEPTH; depth++) {
-        if (!c->inherit) {
-            if (c->has_pid)
-                *hp = 1, *pid = c->pid;
-            if (counter && c->has_tid)
-                *ht = 1, *tid = c->tid;
-            return;
-        }
-        if (c->kind != TREAD_TRACK_COUNTER)
-            counter = 0; /* (an async track has no tid to pass on) */
-        c = pf_track_find(d, c->parent);
-    }
-}
-
+/* Walks t's parent chain (at most PF_MAX_TRACK_DEPTH parents: a longer
+ * one, or a cycle, counts as whole). On the way, a track without its own
+ * thread or process descriptor (t->inherit) takes the pid of the first
+ * ancestor that has one of those, and a counter track, through counter
+ * ancestors only, that ancestor's tid (an async track between passes on
+ * none); an ancestor not described yet gives nothing, and is looked for
+ * again at the next use, so the order of the descriptors does not matter. */
 int pf_track_parent_missing(pf_decoder *d, pf_track *t)
 {
-    if (t->inherit) {
-        int hp = 0, ht = 0;
-        int64_t pid = 0, tid = 0;
-        chain_ids(d, t->parent, t->kind == TREAD_TRACK_COUNTER, &hp, &pid, &ht, &tid);
-        t->has_pid = hp, t->pid = pid;
-        t->has_tid = ht, t->tid = tid;
+    int ids = t->inherit, counter = t->kind == TREAD_TRACK_COUNTER;
+    if (ids) {
+        t->has_pid = t->has_tid = 0;
+        t->pid = t->tid = 0;
     }
     const pf_track *c = t;
     for (int depth = 0; c->parent && depth < PF_MAX_TRACK_DEPTH; depth++) {
@@ -94,6 +74,15 @@ int pf_track_parent_missing(pf_decoder *d, pf_track *t)
         if (!p) {
             t->hier = PF_HIER_MISSING;
             return 1;
+        }
+        if (ids && !p->inherit) {
+            if (p->has_pid)
+                t->has_pid = 1, t->pid = p->pid;
+            if (counter && p->has_tid)
+                t->has_tid = 1, t->tid = p->tid;
+            ids = 0;
+        } else if (ids && p->kind != TREAD_TRACK_COUNTER) {
+            counter = 0;
         }
         c = p;
     }
@@ -499,9 +488,9 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
     } else {
         kind = has_parent ? TREAD_TRACK_ASYNC : TREAD_TRACK_GLOBAL;
     }
+    /* a child track belongs to its parent chain's process (and thread):
+     * resolved at its first event (pf_track_parent_missing, hier) */
     int inherit = !has_thread && !has_proc && has_parent;
-    if (inherit) /* a child track belongs to its parent's process (and thread) */
-        chain_ids(d, parent, kind == TREAD_TRACK_COUNTER, &hp, &pid, &ht, &tid);
     if (t) {
         t->kind = kind;
         t->parent = has_parent ? parent : 0;
@@ -540,13 +529,13 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
         ev->id_num = parent;
     }
     /* what the descriptor states itself: a child track's pid comes from
-     * its parent chain at each of its events, so that the order of the
+     * its parent chain at its events, so that the order of the
      * descriptors changes nothing (here it would) */
-    if (hp && !inherit) {
+    if (hp) {
         ev->flags |= TREAD_HAS_PID;
         ev->pid = ev->tid = pid;
     }
-    if (ht && !inherit) {
+    if (ht) {
         ev->flags |= TREAD_HAS_TID;
         ev->tid = tid;
     }

@@ -27,9 +27,8 @@ struct pf_track {
     unsigned char state_open;  /* a TYPE_STATE state is open on it */
     unsigned char inherit;     /* no thread or process descriptor but a
                                   parent: pid (and a counter's tid) come
-                                  from the parent chain (pf_tracks.c
-                                  chain_ids), resolved again at use until
-                                  the chain is whole */
+                                  from the parent chain, resolved at use
+                                  until it is whole (pf_track_parent_missing) */
 };
 
 /* pf_track.hier: unchecked (new, or its descriptor was read again), every
