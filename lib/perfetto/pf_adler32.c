@@ -2,7 +2,7 @@
  * them raw and checks the trailer itself): the same sums as zlib's
  * adler32(), 16 bytes at a time with SSE2 where there is SSE2. zlib's own
  * is a byte loop and cost ~9% of expanding a deflate packet. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_adler32.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>

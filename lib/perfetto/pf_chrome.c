@@ -3,7 +3,8 @@
  * table) become events, and each USER_TRACE legacy_json_trace is read by a
  * nested JSON decoder as "[" data "]": its events reach the same
  * callbacks, and a stop inside it resumes inside it. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_chrome.h"
+#include "perfetto/pf_queue.h"
 #include "core/phase.h"
 
 #include <string.h>

@@ -12,8 +12,16 @@
  * in the middle of the queue copies the packet (if it is still the
  * caller's memory) so that resume delivers the rest from the copy.
  */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_context.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_time.h"
+#include "perfetto/pf_tracks.h"
+#include "perfetto/pf_queue.h"
+#include "perfetto/pf_fast.h"
+#include "perfetto/pf_track_event.h"
+#include "perfetto/pf_chrome.h"
 #include "perfetto/pf_system.h"
+#include "perfetto/pf_expand.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -21,46 +29,39 @@
 
 #define D pf_decoder *d = (pf_decoder *)dec
 
-/* ---- the queue -------------------------------------------------------- */
+/* A framer reads a stream of top-level Trace fields (the file, or the
+ * expansion of one compressed packet) pushed in pieces of any size. */
+enum { PF_F_HDR = 0, PF_F_PACKET, PF_F_SKIP, PF_F_VARINT };
+typedef struct pf_framer {
+    int level;                 /* 0: the file; 1: inside a compressed packet */
+    int state;
+    unsigned char hdr[24];
+    size_t hdr_len;
+    uint64_t need;             /* PACKET: bytes still missing; SKIP: bytes to skip */
+    uint64_t field_off;        /* offset of the current field (level 0) */
+    tread_buf carry;           /* a packet that straddles pieces */
+    uint32_t groups[PF_MAX_GROUP_DEPTH];
+    int ngroups;
+} pf_framer;
 
-int pf_queue_grow(pf_decoder *d, uint64_t off)
-{
-    size_t n = d->q_cap ? d->q_cap * 2 : 16;
-    pf_qitem *q = tread_realloc(&d->p->alloc, d->q, n * sizeof *q);
-    if (!q) {
-        tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
-        return -1;
-    }
-    memset(q + d->q_cap, 0, (n - d->q_cap) * sizeof *q);
-    d->q = q;
-    d->q_cap = n;
-    return 0;
-}
+/* The decoder: the state the stages share (pf_context.h; first, so that a
+ * pf_dec is a pf_decoder) and its own framing, pause and expansion state,
+ * which no other file sees. */
+typedef struct pf_dec {
+    pf_decoder d;
+    pf_framer top, inner;
+    /* the packet being delivered */
+    const unsigned char *cur;  /* the top-level packet (for relocation) */
+    size_t cur_len;
+    int cur_owned;
+    tread_buf hold;            /* a paused packet's copy */
+    pf_zstate z;               /* compressed packet expansion (pf_expand.c) */
+    int finished;
+} pf_dec;
 
-pf_qitem *pf_queue_slot(pf_decoder *d, uint64_t off)
-{
-    if (d->q_len == d->q_cap && pf_queue_grow(d, off))
-        return NULL;
-    pf_qitem *it = &d->q[d->q_len++];
-    it->is_hook = it->fmt_id = it->fmt_bind = 0;
-    it->nul = 0;
-    it->plain = 0;
-    it->bind_num = 0;
-    it->seq = NULL;
-    it->general = 1;
-    return it;
-}
+#define PRIV(d) ((pf_dec *)(d))
 
-pf_qitem *pf_queue_event(pf_decoder *d, const pf_base *base)
-{
-    pf_qitem *it = pf_queue_slot(d, base ? base->offset : 0);
-    if (!it || !base)
-        return it; /* (the raw hook: no event) */
-    tread_event *ev = &it->ev;
-    pf_reset_event_common(ev, base);
-    pf_reset_event_rare(ev);
-    return it;
-}
+/* ---- delivery --------------------------------------------------------- */
 
 static tread_status deliver(pf_decoder *d, pf_qitem *it)
 {
@@ -137,21 +138,6 @@ static tread_status drain(pf_decoder *d)
     return TREAD_STATUS_OK;
 }
 
-/* ---- timestamps ------------------------------------------------------- */
-
-void pf_set_ts_failed(pf_decoder *d, uint32_t clock, int rc, int64_t abs, pf_base *ev)
-{
-    ev->flags |= TREAD_HAS_RAW_TS;
-    ev->raw_ts = abs;
-    ev->clock_id = clock;
-    d->n_clock_fail++;
-    tread__warn(d->p, TREAD_WARN_CLOCK, ev->offset,
-                rc == PF_CLOCK_OVERFLOW
-                    ? "timestamp %" PRId64 " on clock %u is out of range on the trace clock: kept raw"
-                    : "timestamp %" PRId64 " on clock %u has no path to the trace clock: kept raw",
-                abs, (unsigned)clock);
-}
-
 /* ---- packets ---------------------------------------------------------- */
 
 static const char *const loss_names[32] = {
@@ -180,51 +166,52 @@ static tread_status framer_feed(pf_decoder *d, pf_framer *fr, const unsigned cha
 static tread_status expand(pf_decoder *d)
 {
     tread_parser *p = d->p;
-    while (d->z_active) {
-        if (d->z_out_pos < d->z_out_len) {
+    pf_zstate *z = &PRIV(d)->z;
+    while (z->z_active) {
+        if (z->z_out_pos < z->z_out_len) {
             size_t c = 0;
-            tread_status st = framer_feed(d, &d->inner, d->z_piece + d->z_out_pos,
-                                          d->z_out_len - d->z_out_pos, d->z_off, &c);
-            d->z_out_pos += c;
+            tread_status st = framer_feed(d, &PRIV(d)->inner, z->z_piece + z->z_out_pos,
+                                          z->z_out_len - z->z_out_pos, z->z_off, &c);
+            z->z_out_pos += c;
             if (st != TREAD_STATUS_OK)
                 return st;
             continue;
         }
         int end = 0;
-        long n = pf_z_next(d, &d->z_piece, &end);
+        long n = pf_z_next(z, &z->z_piece, &end);
         if (n < 0) {
-            pf_z_end(d);
-            return tread__fail(p, TREAD_ERROR_NOMEM, d->z_off, "out of memory");
+            pf_z_end(z);
+            return tread__fail(p, TREAD_ERROR_NOMEM, z->z_off, "out of memory");
         }
-        d->z_total += (uint64_t)n;
-        if (d->z_total > p->max_decompressed_bytes) {
-            pf_z_end(d);
-            return tread__fail(p, TREAD_ERROR_LIMIT_MEMORY, d->z_off,
+        z->z_total += (uint64_t)n;
+        if (z->z_total > p->max_decompressed_bytes) {
+            pf_z_end(z);
+            return tread__fail(p, TREAD_ERROR_LIMIT_MEMORY, z->z_off,
                                "compressed packet expands to more than %llu bytes "
                                "(TREAD_OPT_MAX_DECOMPRESSED_BYTES)",
                                (unsigned long long)p->max_decompressed_bytes);
         }
         d->n_compressed_bytes += (uint64_t)n;
-        d->z_out_pos = 0;
-        d->z_out_len = (size_t)n;
+        z->z_out_pos = 0;
+        z->z_out_len = (size_t)n;
         if (n)
             continue;
         /* nothing more comes out: the end of this compressed packet */
         if (end == PF_ZEND_BAD)
-            tread__warn(p, TREAD_WARN_BAD_RECORD, d->z_off,
+            tread__warn(p, TREAD_WARN_BAD_RECORD, z->z_off,
                         "compressed packet does not decompress: the rest of it is skipped");
         else if (end == PF_ZEND_CUT)
-            tread__warn(p, TREAD_WARN_COMPRESSED_TRUNCATED, d->z_off,
+            tread__warn(p, TREAD_WARN_COMPRESSED_TRUNCATED, z->z_off,
                         "compressed packet ends inside its stream: what came out was read");
         else if (end == PF_ZEND_TRAILING)
-            tread__warn(p, TREAD_WARN_TRAILING_DATA, d->z_off,
+            tread__warn(p, TREAD_WARN_TRAILING_DATA, z->z_off,
                         "%zu bytes after the end of a compressed packet's stream: ignored",
-                        d->zj.in_len);
-        if (d->inner.state != PF_F_HDR || d->inner.hdr_len || d->inner.ngroups)
-            tread__warn(p, TREAD_WARN_TRUNCATED_EVENT, d->z_off,
+                        z->zj.in_len);
+        if (PRIV(d)->inner.state != PF_F_HDR || PRIV(d)->inner.hdr_len || PRIV(d)->inner.ngroups)
+            tread__warn(p, TREAD_WARN_TRUNCATED_EVENT, z->z_off,
                         "a packet inside the compressed packet is cut off: dropped");
         d->n_compressed++;
-        pf_z_end(d);
+        pf_z_end(z);
     }
     return TREAD_STATUS_OK;
 }
@@ -237,7 +224,7 @@ static tread_status run_pending(pf_decoder *d, int with_expansion)
     tread_status st = drain(d);
     if (st == TREAD_STATUS_OK && d->chrome_active)
         st = pf_chrome_continue(d);
-    if (st == TREAD_STATUS_OK && with_expansion && d->z_active)
+    if (st == TREAD_STATUS_OK && with_expansion && PRIV(d)->z.z_active)
         st = expand(d);
     return st;
 }
@@ -258,14 +245,14 @@ static int in_range(const void *x, const unsigned char *a, size_t n)
  * and move every pointer into it to the copy. */
 static int relocate(pf_decoder *d, uint64_t off)
 {
-    const unsigned char *old = d->cur;
-    size_t n = d->cur_len;
-    d->hold.len = 0;
-    if (tread_buf_append(&d->hold, old, n)) {
+    const unsigned char *old = PRIV(d)->cur;
+    size_t n = PRIV(d)->cur_len;
+    PRIV(d)->hold.len = 0;
+    if (tread_buf_append(&PRIV(d)->hold, old, n)) {
         tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
         return -1;
     }
-    const unsigned char *nw = d->hold.data;
+    const unsigned char *nw = PRIV(d)->hold.data;
     for (size_t i = d->q_pos; i < d->q_len; i++) {
         if (d->q[i].is_hook)
             continue; /* no event in it */
@@ -279,14 +266,14 @@ static int relocate(pf_decoder *d, uint64_t off)
         REBASE(ev->args.data, const unsigned char *);
     }
     REBASE(d->pkt.data, const unsigned char *);
-    if (d->z_active && !d->z_threaded) /* (the worker reads its own copy) */
-        REBASE(d->zj.in, const unsigned char *);
+    if (PRIV(d)->z.z_active && !PRIV(d)->z.z_threaded) /* (the worker reads its own copy) */
+        REBASE(PRIV(d)->z.zj.in, const unsigned char *);
     if (d->chrome_active) {
         REBASE(d->chrome_bundle, const unsigned char *);
         REBASE(d->chrome_json, const unsigned char *);
     }
-    d->cur = nw;
-    d->cur_owned = 1;
+    PRIV(d)->cur = nw;
+    PRIV(d)->cur_owned = 1;
     return 0;
 }
 
@@ -356,11 +343,11 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
                         "a compressed packet inside a compressed packet: skipped");
             return TREAD_STATUS_OK;
         }
-        if (pf_z_start(d, zstd, comp, comp_len, off))
+        if (pf_z_start(&PRIV(d)->z, p, zstd, comp, comp_len, off))
             return TREAD_STATUS_ERROR;
-        d->inner.state = PF_F_HDR;
-        d->inner.hdr_len = 0;
-        d->inner.ngroups = 0;
+        PRIV(d)->inner.state = PF_F_HDR;
+        PRIV(d)->inner.hdr_len = 0;
+        PRIV(d)->inner.ngroups = 0;
         return TREAD_STATUS_OK;
     }
     if (level)
@@ -491,9 +478,9 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
                                   uint64_t off, int level, int owned)
 {
     if (level == 0) {
-        d->cur = data;
-        d->cur_len = len;
-        d->cur_owned = owned;
+        PRIV(d)->cur = data;
+        PRIV(d)->cur_len = len;
+        PRIV(d)->cur_owned = owned;
     }
     /* the fast reader first; what it leaves, the general reader reads.
      * The queue is empty here (a packet's events are all delivered before
@@ -519,7 +506,7 @@ static tread_status handle_packet(pf_decoder *d, const unsigned char *data, size
         if (st == TREAD_STATUS_OK)
             st = run_pending(d, level == 0);
     }
-    if (st == TREAD_STATUS_PAUSED && level == 0 && !d->cur_owned && relocate(d, off))
+    if (st == TREAD_STATUS_PAUSED && level == 0 && !PRIV(d)->cur_owned && relocate(d, off))
         return TREAD_STATUS_ERROR;
     return st;
 }
@@ -754,18 +741,18 @@ static tread_status pf_feed(void *dec, const unsigned char *data, size_t len, si
     tread_status st = run_pending(d, 1);
     if (st != TREAD_STATUS_OK || !len)
         return st;
-    return framer_feed(d, &d->top, data, len, d->p->dec_offset, consumed);
+    return framer_feed(d, &PRIV(d)->top, data, len, d->p->dec_offset, consumed);
 }
 
 static tread_status pf_finish(void *dec)
 {
     D;
-    if (d->finished)
+    if (PRIV(d)->finished)
         return TREAD_STATUS_OK;
     tread_status st = run_pending(d, 1);
     if (st != TREAD_STATUS_OK)
         return st;
-    pf_framer *fr = &d->top;
+    pf_framer *fr = &PRIV(d)->top;
     if (fr->state != PF_F_HDR || fr->hdr_len)
         tread__warn(d->p, TREAD_WARN_TRUNCATED_EVENT, fr->field_off,
                     "input ends inside a %s that starts at byte %llu: dropped",
@@ -775,7 +762,7 @@ static tread_status pf_finish(void *dec)
         tread__warn(d->p, TREAD_WARN_TRUNCATED_EVENT, d->p->dec_offset,
                     "input ends inside a top-level group: dropped");
     d->n_tracks_parent_missing_end = pf_tracks_parent_missing(d);
-    d->finished = 1;
+    PRIV(d)->finished = 1;
     return TREAD_STATUS_OK;
 }
 
@@ -783,16 +770,16 @@ static void pf_destroy(void *dec)
 {
     D;
     const tread_alloc *a = &d->p->alloc;
-    pf_z_free(d);
+    pf_z_free(&PRIV(d)->z, a);
     pf_chrome_free(d);
     pf_system_free(d);
     pf_seqs_free(d);
     pf_tracks_free(d);
     if (d->clocks)
         pf_clocks_free(d->clocks);
-    tread_buf_free(&d->top.carry);
-    tread_buf_free(&d->inner.carry);
-    tread_buf_free(&d->hold);
+    tread_buf_free(&PRIV(d)->top.carry);
+    tread_buf_free(&PRIV(d)->inner.carry);
+    tread_buf_free(&PRIV(d)->hold);
     tread_buf_free(&d->strbuf);
     tread_buf_free(&d->catbuf);
     tread_buf_free(&d->flowbuf);
@@ -804,16 +791,17 @@ static void pf_destroy(void *dec)
 
 static void *pf_create(tread_parser *p)
 {
-    pf_decoder *d = tread_malloc(&p->alloc, sizeof *d);
-    if (!d)
+    pf_dec *x = tread_malloc(&p->alloc, sizeof *x);
+    if (!x)
         return NULL;
-    memset(d, 0, sizeof *d);
+    memset(x, 0, sizeof *x);
+    pf_decoder *d = &x->d;
     d->p = p;
-    d->inner.level = 1;
-    tread_buf_init(&d->top.carry, &p->alloc, p->max_event_bytes);
-    tread_buf_init(&d->inner.carry, &p->alloc, p->max_event_bytes);
-    tread_buf_init(&d->z_copy, &p->alloc, p->max_event_bytes);
-    tread_buf_init(&d->hold, &p->alloc, p->max_event_bytes);
+    x->inner.level = 1;
+    tread_buf_init(&x->top.carry, &p->alloc, p->max_event_bytes);
+    tread_buf_init(&x->inner.carry, &p->alloc, p->max_event_bytes);
+    tread_buf_init(&x->z.z_copy, &p->alloc, p->max_event_bytes);
+    tread_buf_init(&x->hold, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->strbuf, &p->alloc, (size_t)-1);
     tread_buf_init(&d->catbuf, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->flowbuf, &p->alloc, p->max_event_bytes * 8);

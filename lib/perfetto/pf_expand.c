@@ -17,7 +17,8 @@
  * inflate() judges them (test_perfetto checks each way they can be
  * damaged, with both engines).
  */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_expand.h"
+#include "perfetto/pf_adler32.h"
 
 #include <string.h>
 
@@ -107,36 +108,35 @@ static long zjob_step(void *arg, unsigned char *out, size_t cap, int *end)
 }
 
 /* Whether this expansion may run on a thread, and the thread if so. */
-static int use_worker(pf_decoder *d)
+static int use_worker(pf_zstate *z, tread_parser *p)
 {
-    tread_parser *p = d->p;
-    if (!tread__may_use_thread(p) || d->zw_failed)
+    if (!tread__may_use_thread(p) || z->zw_failed)
         return 0;
-    if (!d->zw) {
-        d->zw = tread_worker_create(&p->alloc, PF_ZOUT_CHUNK, PF_ZPIECES);
-        if (!d->zw) {
-            d->zw_failed = 1; /* expanded inline from now on */
+    if (!z->zw) {
+        z->zw = tread_worker_create(&p->alloc, PF_ZOUT_CHUNK, PF_ZPIECES);
+        if (!z->zw) {
+            z->zw_failed = 1; /* expanded inline from now on */
             return 0;
         }
     }
     return 1;
 }
 
-int pf_z_start(pf_decoder *d, int zstd, const unsigned char *in, size_t len, uint64_t off)
+int pf_z_start(pf_zstate *z, tread_parser *p, int zstd, const unsigned char *in, size_t len,
+               uint64_t off)
 {
-    tread_parser *p = d->p;
-    pf_zjob *j = &d->zj;
-    int threaded = use_worker(d);
+    pf_zjob *j = &z->zj;
+    int threaded = use_worker(z, p);
     if (threaded) {
-        d->z_copy.len = 0;
-        if (tread_buf_append(&d->z_copy, in, len)) {
+        z->z_copy.len = 0;
+        if (tread_buf_append(&z->z_copy, in, len)) {
             tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory");
             return -1;
         }
-        in = d->z_copy.data;
-    } else if (!d->z_out) {
-        d->z_out = tread_malloc(&p->alloc, PF_ZOUT_CHUNK);
-        if (!d->z_out) {
+        in = z->z_copy.data;
+    } else if (!z->z_out) {
+        z->z_out = tread_malloc(&p->alloc, PF_ZOUT_CHUNK);
+        if (!z->z_out) {
             tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory");
             return -1;
         }
@@ -163,47 +163,47 @@ int pf_z_start(pf_decoder *d, int zstd, const unsigned char *in, size_t len, uin
     j->kind = zstd ? 2 : 1;
     j->in = in;
     j->in_len = len;
-    d->z_active = 1;
-    d->z_threaded = threaded;
-    d->z_total = 0;
-    d->z_off = off;
-    d->z_piece = NULL;
-    d->z_out_len = d->z_out_pos = 0;
+    z->z_active = 1;
+    z->z_threaded = threaded;
+    z->z_total = 0;
+    z->z_off = off;
+    z->z_piece = NULL;
+    z->z_out_len = z->z_out_pos = 0;
     if (threaded)
-        tread_worker_start(d->zw, zjob_step, j);
+        tread_worker_start(z->zw, zjob_step, j);
     return 0;
 }
 
-long pf_z_next(pf_decoder *d, const unsigned char **out, int *end)
+long pf_z_next(pf_zstate *z, const unsigned char **out, int *end)
 {
-    if (d->z_threaded)
-        return tread_worker_next(d->zw, out, end);
-    *out = d->z_out;
-    return zjob_step(&d->zj, d->z_out, PF_ZOUT_CHUNK, end);
+    if (z->z_threaded)
+        return tread_worker_next(z->zw, out, end);
+    *out = z->z_out;
+    return zjob_step(&z->zj, z->z_out, PF_ZOUT_CHUNK, end);
 }
 
-void pf_z_end(pf_decoder *d)
+void pf_z_end(pf_zstate *z)
 {
-    if (!d->z_active)
+    if (!z->z_active)
         return;
-    if (d->z_threaded)
-        tread_worker_stop(d->zw); /* the job is ours again */
-    if (d->zj.kind == 2)
-        tread_dz_free(&d->zj.dz);
-    else if (d->zj.kind == 1)
-        tread_inflate_free(&d->zj.inf);
-    d->zj.kind = 0;
-    d->z_active = 0;
-    d->z_threaded = 0;
-    d->z_piece = NULL;
+    if (z->z_threaded)
+        tread_worker_stop(z->zw); /* the job is ours again */
+    if (z->zj.kind == 2)
+        tread_dz_free(&z->zj.dz);
+    else if (z->zj.kind == 1)
+        tread_inflate_free(&z->zj.inf);
+    z->zj.kind = 0;
+    z->z_active = 0;
+    z->z_threaded = 0;
+    z->z_piece = NULL;
 }
 
-void pf_z_free(pf_decoder *d)
+void pf_z_free(pf_zstate *z, const tread_alloc *a)
 {
-    pf_z_end(d);
-    tread_worker_free(d->zw);
-    d->zw = NULL;
-    tread_buf_free(&d->z_copy);
-    tread_free(&d->p->alloc, d->z_out);
-    d->z_out = NULL;
+    pf_z_end(z);
+    tread_worker_free(z->zw);
+    z->zw = NULL;
+    tread_buf_free(&z->z_copy);
+    tread_free(a, z->z_out);
+    z->z_out = NULL;
 }

@@ -23,7 +23,12 @@
  * tests/unit/test_perfetto_fast.c checks every reason, and that both
  * readers give identical events over the whole Perfetto corpus.
  */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_fast.h"
+#include "perfetto/pf_context.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_time.h"
+#include "perfetto/pf_tracks.h"
+#include "perfetto/pf_queue.h"
 
 #include <string.h>
 

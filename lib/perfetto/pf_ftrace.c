@@ -18,6 +18,9 @@
  * boot_timestamp) pair; without one they stay raw (clock_id 0).
  */
 #include "perfetto/pf_system.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_queue.h"
+#include "perfetto/pf_clock.h"
 #include "ftrace/ftrace_map.h"
 #include "perfetto/pf_walk.h"
 

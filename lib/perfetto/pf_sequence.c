@@ -2,7 +2,7 @@
  * (whole interned messages in an arena of blocks + an open-addressing hash
  * keyed by (InternedData field, iid)), TracePacketDefaults, and the
  * sequence's thread descriptor. Everything here is freed on a clear. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_seq.h"
 
 #include <string.h>
 
@@ -344,4 +344,21 @@ int pf_interned_str(const pf_entry *e, tread_str *out)
     out->ptr = e->str;
     out->len = e->str_len;
     return 1;
+}
+
+/* An interned string (EventName, EventCategory, InternedString: the
+ * string is field 2) on the sequence; a miss is warned and counted. */
+int pf_lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tread_str *out,
+                  uint64_t off, const char *what)
+{
+    const pf_entry *e = pf_seq_find(s, field, iid);
+    if (e && pf_interned_str(e, out))
+        return 0;
+    d->n_interning_misses++;
+    tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, off,
+                "%s iid %llu is not interned on sequence %u", what, (unsigned long long)iid,
+                (unsigned)(s ? s->id : 0));
+    out->ptr = "";
+    out->len = 0;
+    return -1;
 }

@@ -7,6 +7,10 @@
  * events' args are read with (TREAD_ARGS_PROTO).
  */
 #include "perfetto/pf_system.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_time.h"
+#include "perfetto/pf_queue.h"
+#include "perfetto/pf_clock.h"
 
 #include <inttypes.h>
 #include <stdio.h>

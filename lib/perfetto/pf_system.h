@@ -13,7 +13,9 @@
 #ifndef TREAD_PERFETTO_PF_SYSTEM_H
 #define TREAD_PERFETTO_PF_SYSTEM_H
 
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_context.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_queue.h"
 
 /* TracePacket fields read here. */
 enum {

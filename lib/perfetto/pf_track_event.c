@@ -3,7 +3,10 @@
  * type or legacy phase, name, categories, timestamps, thread time and
  * instruction counts, track, counters (with unit_multiplier and
  * is_incremental), extra counters, flows, correlation ids. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_track_event.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_tracks.h"
+#include "perfetto/pf_queue.h"
 #include "perfetto/pf_system.h"
 #include "core/phase.h"
 
@@ -43,40 +46,6 @@ enum {
 
 typedef pf_u64list u64list;
 
-static void list_add(u64list *l, uint64_t v)
-{
-    l->present = 1;
-    if (l->n < PF_MAX_EXTRA_COUNTERS)
-        l->v[l->n++] = v;
-    else
-        l->overflow = 1;
-}
-
-int pf_read_repeated(const pf_field *f, int fixed, u64list *l)
-{
-    if (f->wire == PF_WIRE_LEN) {
-        l->present = 1;
-        if (fixed) {
-            if (f->len % 8)
-                return -1;
-            for (size_t i = 0; i < f->len; i += 8)
-                list_add(l, pf_le64(f->data + i));
-            return 0;
-        }
-        pf_reader r;
-        uint64_t v;
-        int rc;
-        pf_reader_init(&r, f->data, f->len);
-        while ((rc = pf_packed_varint(&r, &v)) == PF_OK)
-            list_add(l, v);
-        return rc == PF_BAD ? -1 : 0;
-    }
-    if ((fixed && f->wire != PF_WIRE_FIXED64) || (!fixed && f->wire != PF_WIRE_VARINT))
-        return -1;
-    list_add(l, f->v);
-    return 0;
-}
-
 #define read_repeated pf_read_repeated
 
 /* Flow ids go to a growable buffer (no fixed bound but the packet's). */
@@ -115,22 +84,6 @@ static int read_flows(pf_decoder *d, const pf_field *f, int fixed, tread_buf *b)
     return tread_buf_append(b, &v, 8) ? -2 : 0;
 }
 
-/* An interned string (EventName, EventCategory, InternedString: the
- * string is field 2) on the sequence; a miss is warned and counted. */
-int pf_lookup_str(pf_decoder *d, pf_seq *s, uint32_t field, uint64_t iid, tread_str *out,
-                  uint64_t off, const char *what)
-{
-    const pf_entry *e = pf_seq_find(s, field, iid);
-    if (e && pf_interned_str(e, out))
-        return 0;
-    d->n_interning_misses++;
-    tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, off,
-                "%s iid %llu is not interned on sequence %u", what, (unsigned long long)iid,
-                (unsigned)(s ? s->id : 0));
-    out->ptr = "";
-    out->len = 0;
-    return -1;
-}
 
 typedef struct legacy {
     int present;

@@ -1,7 +1,9 @@
 /* The track table (uuid -> kind, pid, tid, counter properties, name) and
  * the descriptors that become metadata events: TrackDescriptor,
  * ProcessDescriptor, ThreadDescriptor, ProcessTree. */
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_tracks.h"
+#include "perfetto/pf_seq.h"
+#include "perfetto/pf_queue.h"
 
 #include <string.h>
 
@@ -52,14 +54,35 @@ static int tracks_grow(pf_decoder *d, uint64_t off)
     return 0;
 }
 
+/* Walks t's parent chain (at most PF_MAX_TRACK_DEPTH parents: a longer
+ * one, or a cycle, counts as whole). On the way, a track without its own
+ * thread or process descriptor (t->inherit) takes the pid of the first
+ * ancestor that has one of those, and a counter track, through counter
+ * ancestors only, that ancestor's tid (an async track between passes on
+ * none); an ancestor not described yet gives nothing, and is looked for
+ * again at the next use, so the order of the descriptors does not matter. */
 int pf_track_parent_missing(pf_decoder *d, pf_track *t)
 {
+    int ids = t->inherit, counter = t->kind == TREAD_TRACK_COUNTER;
+    if (ids) {
+        t->has_pid = t->has_tid = 0;
+        t->pid = t->tid = 0;
+    }
     const pf_track *c = t;
     for (int depth = 0; c->parent && depth < PF_MAX_TRACK_DEPTH; depth++) {
         const pf_track *p = pf_track_find(d, c->parent);
         if (!p) {
             t->hier = PF_HIER_MISSING;
             return 1;
+        }
+        if (ids && !p->inherit) {
+            if (p->has_pid)
+                t->has_pid = 1, t->pid = p->pid;
+            if (counter && p->has_tid)
+                t->has_tid = 1, t->tid = p->tid;
+            ids = 0;
+        } else if (ids && p->kind != TREAD_TRACK_COUNTER) {
+            counter = 0;
         }
         c = p;
     }
@@ -465,18 +488,14 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
     } else {
         kind = has_parent ? TREAD_TRACK_ASYNC : TREAD_TRACK_GLOBAL;
     }
-    if (!has_thread && !has_proc && has_parent) {
-        /* a child track belongs to its parent's process (and thread) */
-        const pf_track *pt = pf_track_find(d, parent);
-        if (pt && pt->has_pid)
-            hp = 1, pid = pt->pid;
-        if (pt && pt->has_tid && kind == TREAD_TRACK_COUNTER)
-            ht = 1, tid = pt->tid;
-    }
+    /* a child track belongs to its parent chain's process (and thread):
+     * resolved at its first event (pf_track_parent_missing, hier) */
+    int inherit = !has_thread && !has_proc && has_parent;
     if (t) {
         t->kind = kind;
         t->parent = has_parent ? parent : 0;
         t->hier = PF_HIER_UNCHECKED;
+        t->inherit = (unsigned char)inherit;
         t->has_pid = hp, t->pid = pid;
         t->has_tid = ht, t->tid = tid;
         t->is_counter = has_counter;
@@ -509,6 +528,9 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
         ev->flags |= TREAD_HAS_ID_NUM;
         ev->id_num = parent;
     }
+    /* what the descriptor states itself: a child track's pid comes from
+     * its parent chain at its events, so that the order of the
+     * descriptors changes nothing (here it would) */
     if (hp) {
         ev->flags |= TREAD_HAS_PID;
         ev->pid = ev->tid = pid;

@@ -1,5 +1,6 @@
 /* The parts of pf_wire.h kept out of line: the whole field reader (the
- * inline pf_next reads the common fields itself) and group skipping. */
+ * inline pf_next reads the common fields itself), group skipping, and
+ * repeated scalars. */
 #include "perfetto/pf_wire.h"
 
 /* *pp is just after the start tag of group num; on PF_OK it is just after
@@ -115,4 +116,38 @@ int pf_next_slow(pf_reader *r, pf_field *f)
     }
     r->p = p;
     return PF_OK;
+}
+
+static void list_add(pf_u64list *l, uint64_t v)
+{
+    l->present = 1;
+    if (l->n < PF_MAX_EXTRA_COUNTERS)
+        l->v[l->n++] = v;
+    else
+        l->overflow = 1;
+}
+
+int pf_read_repeated(const pf_field *f, int fixed, pf_u64list *l)
+{
+    if (f->wire == PF_WIRE_LEN) {
+        l->present = 1;
+        if (fixed) {
+            if (f->len % 8)
+                return -1;
+            for (size_t i = 0; i < f->len; i += 8)
+                list_add(l, pf_le64(f->data + i));
+            return 0;
+        }
+        pf_reader r;
+        uint64_t v;
+        int rc;
+        pf_reader_init(&r, f->data, f->len);
+        while ((rc = pf_packed_varint(&r, &v)) == PF_OK)
+            list_add(l, v);
+        return rc == PF_BAD ? -1 : 0;
+    }
+    if ((fixed && f->wire != PF_WIRE_FIXED64) || (!fixed && f->wire != PF_WIRE_VARINT))
+        return -1;
+    list_add(l, f->v);
+    return 0;
 }

@@ -266,4 +266,18 @@ static inline int pf_packed_varint(pf_reader *r, uint64_t *v)
     return pf_varint(&r->p, r->end, v);
 }
 
+#define PF_MAX_EXTRA_COUNTERS 64    /* extra counter values of one event */
+
+/* A short list of repeated scalars (extra counter values and uuids). */
+typedef struct pf_u64list {
+    uint64_t v[PF_MAX_EXTRA_COUNTERS];
+    size_t n;
+    int present;
+    int overflow;              /* more than PF_MAX_EXTRA_COUNTERS */
+} pf_u64list;
+
+/* A repeated scalar field, packed or not, appended to l (fixed: a fixed64
+ * or double field). 0, or -1 when the wire type does not fit. */
+int pf_read_repeated(const pf_field *f, int fixed, pf_u64list *l);
+
 #endif

@@ -65,13 +65,10 @@ int main(int argc, char **argv)
             }
             if (ok)
                 printf("ok %s %llu: %zu pieces, %llu packets, %llu added (%llu bytes), %llu "
-                       "counters rewritten, %zu parent pids resolved, %zu state ends before "
-                       "the piece\n", argv[i],
+                       "counters rewritten, %zu state ends before the piece\n", argv[i],
                        (unsigned long long)sizes[k], pm.n, (unsigned long long)st.packets,
                        (unsigned long long)st.state_packets, (unsigned long long)st.state_bytes,
-                       (unsigned long long)st.counters_rewritten, split_pf_parent_resolved,
-                       split_pf_state_ends);
-            split_pf_parent_resolved = 0;
+                       (unsigned long long)st.counters_rewritten, split_pf_state_ends);
             split_pf_state_ends = 0;
             pieces_mem_free(&pm);
         }

@@ -49,7 +49,6 @@ void pieces_mem_free(pieces_mem *pm)
 
 /* ---- what a parse delivers, per packet -------------------------------- */
 
-size_t split_pf_parent_resolved;
 size_t split_pf_state_ends;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -66,7 +65,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 typedef struct pkrec {
     uint64_t norm;       /* the packet's bytes, sequence id and counter value aside */
     uint64_t ev;         /* its events' text, offsets aside */
-    uint64_t evr;        /* the same, pids of tracks resolved through a parent aside */
     uint32_t events;
     int restates;        /* only metadata the whole file states, or clock syncs */
 } pkrec;
@@ -216,7 +214,6 @@ static int coll_packet(void *user, const tread_perfetto_packet *pk)
     pkrec *r = &c->pk[c->n++];
     r->norm = norm_hash(c, pk->data, pk->len);
     r->ev = FNV0;
-    r->evr = FNV0;
     r->events = 0;
     r->restates = 1;
     return 0;
@@ -250,19 +247,6 @@ static int coll_event(void *user, const tread_event *ev)
             c->first_text = t;
         }
     }
-    /* relaxed: the pid and tid of an async or counter track come from its
-     * parent when the track is described: tread's whole-file decoder has
-     * none for a track described before its parent, which a piece that
-     * describes the parent first for another track has */
-    tread_event e3 = *ev;
-    int relax = (ev->flags & TREAD_HAS_TRACK) &&
-                (ev->track_kind == TREAD_TRACK_ASYNC || ev->track_kind == TREAD_TRACK_COUNTER);
-    if (relax) {
-        e3.flags &= ~(uint32_t)(TREAD_HAS_PID | TREAD_HAS_TID);
-        e3.pid = e3.tid = 0;
-        dump_at0(c, &e3);
-    }
-    r->evr = fnv(r->evr, c->d.text, c->d.len);
     if (ev->kind == TREAD_EVENT_CLOCK_SYNC)
         return 0;
     if (ev->kind != TREAD_EVENT_METADATA) {
@@ -274,17 +258,10 @@ static int coll_event(void *user, const tread_event *ev)
     e2.flags &= ~(uint32_t)TREAD_HAS_TS;
     dump_at0(c, &e2);
     uint64_t fact = fnv(FNV0, c->d.text, c->d.len);
-    e3.flags &= ~(uint32_t)TREAD_HAS_TS;
-    dump_at0(c, &e3);
-    uint64_t rfact = fnv(0x9e3779b97f4a7c15ULL, c->d.text, c->d.len);
     if (c->whole) {
         hset_add(c->facts, fact);
-        hset_add(c->facts, rfact);
     } else if (!hset_has(c->facts, fact)) {
-        if (relax && hset_has(c->facts, rfact))
-            split_pf_parent_resolved++;
-        else
-            r->restates = 0;
+        r->restates = 0;
     }
     return 0;
 }
@@ -385,15 +362,12 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
             const pkrec *a = &pc.pk[i];
             const pkrec *b = j + m < whole.n ? &whole.pk[j + m] : NULL;
             int same_events = b && a->ev == b->ev && a->events == b->events;
-            int relaxed = b && !same_events && a->evr == b->evr && a->events == b->events;
             /* the next input packet when it has its bytes; else (or when
              * its events differ while they only restate metadata: a global
              * clock snapshot repeated from another sequence's has the same
              * bytes but not the same sequence) an added packet */
-            if (b && a->norm == b->norm && (same_events || relaxed || !a->restates)) {
-                if (relaxed) {
-                    split_pf_parent_resolved++;
-                } else if (!same_events) {
+            if (b && a->norm == b->norm && (same_events || !a->restates)) {
+                if (!same_events) {
                     char *ta = events_text(mp->data, mp->len, i);
                     char *tb = events_text(in, len, j + m);
                     if (state_end_only(ta, tb, a->events, b->events)) {

@@ -21,11 +21,6 @@
 #include "pieces_mem.h"
 #include "split_perfetto.h"
 
-/* Packets whose events differ from the whole file's only by the pid and
- * tid of async or counter tracks (split_pf_check.c says why), counted by
- * split_pf_verify. */
-extern size_t split_pf_parent_resolved;
-
 /* Packets whose whole-file events begin with the end of a state (a
  * TrackEvent TYPE_STATE: the decoder ends the state open on its track)
  * opened in an earlier piece: a piece's parser cannot know that state, so

@@ -1255,6 +1255,122 @@ static void test_state_and_missing_parents(void)
     pb_free(&t);
 }
 
+/* A track without its own thread or process descriptor takes its pid (and
+ * a counter track, through counter parents, its tid) from its parent
+ * chain when it is used, not when it is described: descriptors in any
+ * order give the same events. Tracks: 200 thread (pid 5, tid 6); 300
+ * async under 200; 310 counter under 200; 320 counter under 310; 330
+ * async under 300; 340 counter under 300 (no tid: an async track between);
+ * 500 and 501 each other's parent (a cycle: no pid). */
+static const struct {
+    uint64_t uuid, parent;
+    int counter;
+    int has_pid, has_tid;
+} chain_tracks[] = {
+    {340, 300, 1, 1, 0}, {330, 300, 0, 1, 0}, {320, 310, 1, 1, 1},
+    {310, 200, 1, 1, 1}, {300, 200, 0, 1, 0}, {500, 501, 0, 0, 0}, {501, 500, 0, 0, 0},
+};
+#define N_CHAIN (sizeof chain_tracks / sizeof chain_tracks[0])
+
+static void chain_trace(pb *t, int parent_first)
+{
+    pb te;
+    pb_init(t);
+    if (parent_first)
+        track_desc(t, 200, 0, "thread", 5, 6, 0, 1, 0);
+    for (size_t i = 0; i < N_CHAIN; i++) {
+        /* (the table is child first; the cycle, last, in one order) */
+        size_t j = parent_first && i < N_CHAIN - 2 ? N_CHAIN - 3 - i : i;
+        track_desc(t, chain_tracks[j].uuid, chain_tracks[j].parent, "track", 0, 0,
+                   chain_tracks[j].counter, 1, 0);
+    }
+    /* an event on 330 while (child first) 200 is not described yet:
+     * unresolved, no pid; once it is, resolved */
+    simple_te(&te, 3, "early", 330);
+    te_packet(t, 7, 0, 50, &te);
+    pb_free(&te);
+    if (!parent_first)
+        track_desc(t, 200, 0, "thread", 5, 6, 0, 1, 0);
+    for (size_t i = 0; i < N_CHAIN; i++) {
+        simple_te(&te, chain_tracks[i].counter ? 4 : 3, "on track", chain_tracks[i].uuid);
+        if (chain_tracks[i].counter)
+            pb_varint(&te, 30, 7);
+        te_packet(t, 7, 0, 100 + (int64_t)i, &te);
+        pb_free(&te);
+    }
+}
+
+static void test_child_before_parent(void)
+{
+    static const int64_t fast_off[] = {TREAD_OPT_PERFETTO_FAST_PATH, 0, 0};
+    char *texts[2] = {NULL, NULL};
+    for (int order = 0; order < 2; order++) {
+        for (int general = 0; general < 2; general++) {
+            pb t;
+            chain_trace(&t, order);
+            coll c;
+            CHECK_EQ_INT(parse(&c, &t, general ? fast_off : NULL, NULL), TREAD_STATUS_OK);
+            int seen = 0, early = 0;
+            for (int k = 0; k < c.n; k++) {
+                const tread_event *ev = &c.e[k].ev;
+                if (ev->kind == TREAD_EVENT_METADATA)
+                    continue;
+                if (ev->ts == 50) {
+                    early++;
+                    CHECK_EQ_INT(!!(ev->flags & TREAD_TRACK_UNRESOLVED), !order);
+                    CHECK_EQ_INT(!!(ev->flags & TREAD_HAS_PID), order);
+                    CHECK(!(ev->flags & TREAD_HAS_TID));
+                    continue;
+                }
+                size_t i = (size_t)(ev->ts - 100);
+                if (i >= N_CHAIN || ev->track_uuid != chain_tracks[i].uuid) {
+                    CHECK(0);
+                    continue;
+                }
+                seen++;
+                CHECK(!(ev->flags & TREAD_TRACK_UNRESOLVED) || chain_tracks[i].uuid >= 500);
+                CHECK_EQ_INT(!!(ev->flags & TREAD_HAS_PID), chain_tracks[i].has_pid);
+                CHECK_EQ_INT(!!(ev->flags & TREAD_HAS_TID), chain_tracks[i].has_tid);
+                if (chain_tracks[i].has_pid)
+                    CHECK_EQ_INT(ev->pid, 5);
+                CHECK_EQ_INT(ev->tid, chain_tracks[i].has_tid ? 6 : chain_tracks[i].has_pid ? 5 : 0);
+            }
+            CHECK_EQ_INT(seen, (int)N_CHAIN);
+            CHECK_EQ_INT(early, 1);
+            /* every chunk size, with and without stops, gives the same */
+            if (!general) {
+                dump ref;
+                dump_init(&ref);
+                dump_parse(&ref, t.data, t.len, 0, NULL);
+                for (size_t chunk = 1; chunk <= t.len; chunk += 7) {
+                    dump d;
+                    dump_init(&d);
+                    d.stop_every = chunk % 2;
+                    dump_parse(&d, t.data, t.len, chunk, NULL);
+                    CHECK(ref.text && d.text && strcmp(ref.text, d.text) == 0);
+                    dump_free(&d);
+                }
+                /* the events on the tracks, metadata aside, are the same in
+                 * both orders */
+                if (ref.text) {
+                    const char *at = strstr(ref.text, "ts=100");
+                    const char *ls = at;
+                    while (ls && ls > ref.text && ls[-1] != '\n')
+                        ls--;
+                    texts[order] = strdup(ls ? ls : "");
+                }
+                dump_free(&ref);
+            }
+            pb_free(&t);
+        }
+    }
+    CHECK(texts[0] && texts[1] && strcmp(texts[0], texts[1]) == 0);
+    if (texts[0] && texts[1] && strcmp(texts[0], texts[1]) != 0)
+        dump_show_difference(texts[0], texts[1]);
+    free(texts[0]);
+    free(texts[1]);
+}
+
 int main(void)
 {
     test_framing();
@@ -1267,5 +1383,6 @@ int main(void)
     test_chrome();
     test_equivalence();
     test_state_and_missing_parents();
+    test_child_before_parent();
     return TEST_EXIT();
 }

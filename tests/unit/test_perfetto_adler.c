@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "testlib.h"
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_adler32.h"
 
 int main(void)
 {

@@ -19,7 +19,7 @@
 #include "event_dump.h"
 #include "pb_build.h"
 #include "core/parser.h"
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_context.h"
 
 enum { TS = 8, SEQ = 10, TE = 11, INTERNED = 12, FLAGS = 13, PPD = 42, CLOCK_ID = 58,
        DEFAULTS = 59, TDESC = 60 };

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "testlib.h"
-#include "perfetto/pf_internal.h"
+#include "perfetto/pf_wire.h"
 
 /* The reference: the value of the varint at p (n bytes readable), its
  * length in *len; 0 with *len 0 when cut short or longer than 10 bytes. */

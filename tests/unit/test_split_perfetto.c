@@ -166,17 +166,12 @@ static void split_check(const char *what, const pb *t, const uint64_t *sizes, si
     for (size_t i = 0; i < n; i++) {
         pieces_mem pm;
         char err[4096];
-        split_pf_parent_resolved = 0;
         int rc = split_pf_run(t->data, t->len, sizes[i], 0, &pm, st, err, sizeof err);
         CHECK(rc == 0);
         if (rc == 0 && split_pf_verify(t->data, t->len, &pm, sizes[i], err, sizeof err)) {
             fprintf(stderr, "%s at %llu: %s\n", what, (unsigned long long)sizes[i], err);
             CHECK(0);
         }
-        if (split_pf_parent_resolved)
-            fprintf(stderr, "%s at %llu: %zu packets with a parent's pid the whole lacks\n",
-                    what, (unsigned long long)sizes[i], split_pf_parent_resolved);
-        CHECK(split_pf_parent_resolved == 0); /* avoidable in these traces */
         /* the same pieces when the input comes a byte at a time */
         pieces_mem pc;
         CHECK(split_pf_run(t->data, t->len, sizes[i], 1, &pc, NULL, err, sizeof err) == 0);
