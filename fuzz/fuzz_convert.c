@@ -394,9 +394,11 @@ static unsigned split_native(const uint8_t *data, size_t size, const char *prefi
     tread_status st = tread_feed(p, data, size);
     if (st == TREAD_STATUS_OK)
         st = tread_finish(p);
+    tread_stats ts;
+    tread_get_stats(p, &ts);
     tread_parser_free(p);
     unsigned pieces = 0;
-    if (!n.failed && n.fxt && split_fxt_finish(n.fxt) == 0)
+    if (!n.failed && n.fxt && split_fxt_finish(n.fxt, ts.bytes_decoded) == 0)
         pieces = (unsigned)split_pieces_count(n.sp);
     if (!n.failed && n.pf && split_perfetto_finish(n.pf) == 0)
         pieces = (unsigned)split_pieces_count(n.sp);

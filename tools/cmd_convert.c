@@ -165,6 +165,13 @@ static uint64_t default_guard(void *user, const split_pieces *sp)
     return v < st.bytes_decoded ? UINT64_MAX : v;
 }
 
+static uint64_t input_decoded(const cli_input *in)
+{
+    tread_stats st;
+    tread_get_stats(in->parser, &st);
+    return st.bytes_decoded;
+}
+
 /* Shared by convert and split: runs the parse into the sink. */
 int convert_run(const cli_options *opt, const char *path, const char *prefix,
                 uint64_t max_bytes)
@@ -205,7 +212,7 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
                                  on_event, &hooks, &r);
     int close_rc = 0;
     if (rc != EXIT_USAGE && r.mode == MODE_FXT && !r.failed &&
-        split_fxt_finish(r.fxt) != 0)
+        split_fxt_finish(r.fxt, input_decoded(&in)) != 0)
         native_fail(&r, split_fxt_error(r.fxt));
     else if (rc != EXIT_USAGE && r.mode == MODE_PERFETTO && !r.failed &&
              split_perfetto_finish(r.pf) != 0)

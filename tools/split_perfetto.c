@@ -160,6 +160,9 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
             put_packet_end(out, mark);
         }
     }
+    /* the power rails its energy data names */
+    if (s->rails_msg && spf_rails_needs(s, s->rails_msg, s->rails_len, out))
+        return -1;
     /* the tracks its events are on, and their parents */
     for (size_t i = 0; i < s->n_used; i++)
         if (s->used_tracks[i] != s->own_track && /* (the packet describes it) */
@@ -237,6 +240,8 @@ static int write_held(split_perfetto *s)
     int clears = (pk->state & TREAD_PF_STATE_CLEARED) != 0;
     int dropped = (pk->state & TREAD_PF_STATE_DROPPED) != 0;
     int valid_after = (pk->state & TREAD_PF_STATE_VALID) != 0;
+    /* (the decoder reads no system data source of a dropped packet) */
+    s->rails_msg = dropped ? NULL : spf_rails_of(p, n, &s->rails_len);
 
     seqst *q = spf_seq_find(s, pk->seq_id, 1);
     if (s->failed)
@@ -387,6 +392,8 @@ static int write_held(split_perfetto *s)
     }
     if (!dropped && tdesc && spf_track_put(s, pk->seq_id, tdesc, tdesc_len))
         return -1;
+    if (s->rails_msg && spf_rails_note(s, s->rails_msg, s->rails_len))
+        return -1;
     if (tl && spf_note_trace_packet(s, tl_field, pk->seq_id, tl, tl_len))
         return -1;
     return 0;
@@ -526,6 +533,8 @@ void split_perfetto_free(split_perfetto *s)
     free(s->seqs);
     free(s->tracks);
     free(s->tracks_arena.p);
+    free(s->rails);
+    free(s->rails_arena.p);
     for (size_t i = 0; i < SPLIT_PF_MAX_TRACE_PACKETS; i++)
         free(s->trace_pk[i].msg.p);
     for (size_t i = 0; i < SPLIT_PF_CLOCK_SNAPSHOTS; i++)

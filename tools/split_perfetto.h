@@ -39,6 +39,8 @@
 #define SPLIT_PF_MAX_REFS 65536           /* interned references of one packet */
 #define SPLIT_PF_MAX_PACKET_TRACKS 1024   /* tracks used by one packet */
 #define SPLIT_PF_MAX_PARENT_DEPTH 64      /* track parents followed */
+#define SPLIT_PF_MAX_RAILS 1024           /* PowerRails descriptors: the
+                                             decoder's PF_SYS_MAX_RAILS */
 
 typedef struct split_perfetto split_perfetto;
 

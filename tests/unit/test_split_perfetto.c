@@ -491,6 +491,65 @@ static void test_oversize(void)
     pb_free(&t);
 }
 
+/* PowerRails: the decoder keeps each rail's name for the whole parse and
+ * energy data names only the index, so a piece with energy data of a rail
+ * described in an earlier piece gets that rail's last descriptor first
+ * (renamed once here), and nothing else: a rail the piece does not use is
+ * not repeated. A second descriptor in a group-bearing message, and energy
+ * data in a packet whose power_rails does not decode (not read). */
+static void rails_packet(pb *t, uint64_t ts, int described, const int *idx, int n,
+                         const char *rename)
+{
+    size_t m, r, e;
+    packet_begin(t, &m, 0, ts, 0);
+    r = pb_begin(t, 40);
+    for (int i = 0; described && i < 3; i++) {
+        e = pb_begin(t, 1);
+        pb_varint(t, 1, (uint64_t)i);
+        pb_string(t, 2, i == 1 && rename ? rename : i == 0 ? "rail_zero" : i == 1 ? "rail_one"
+                                                                        : "rail_two");
+        pb_end(t, e);
+    }
+    for (int i = 0; i < n; i++) {
+        e = pb_begin(t, 2);
+        pb_varint(t, 1, (uint64_t)idx[i]);
+        pb_varint(t, 2, 7 + (uint64_t)i);
+        pb_varint(t, 3, 1000 + ts);
+        pb_end(t, e);
+    }
+    pb_end(t, r);
+    pb_end(t, m);
+}
+
+static void test_rails(void)
+{
+    pb t;
+    pb_init(&t);
+    trace_config(&t);
+    rails_packet(&t, 100, 1, NULL, 0, NULL);
+    static const int one[] = {1}, zero_one[] = {0, 1};
+    for (int i = 0; i < 30; i++)
+        rails_packet(&t, 200 + (uint64_t)i, 0, i % 3 ? one : zero_one, i % 3 ? 1 : 2, NULL);
+    rails_packet(&t, 300, 1, NULL, 0, "rail_one_renamed");
+    for (int i = 0; i < 30; i++)
+        rails_packet(&t, 400 + (uint64_t)i, 0, one, 1, NULL);
+    static const uint64_t small[] = {150, 400, 900, 1u << 20, 200};
+    pieces_mem pm;
+    split_perfetto_stats st;
+    split_check("rails", &t, small, 5, &pm, &st);
+    CHECK(pm.n > 10);
+    size_t two = 0, renamed = 0, old = 0;
+    for (size_t k = 1; k < pm.n; k++) {
+        two += piece_has(&pm.piece[k], "rail_two");
+        renamed += piece_has(&pm.piece[k], "rail_one_renamed");
+        old += piece_has(&pm.piece[k], "rail_one") && !piece_has(&pm.piece[k], "rail_one_renamed");
+    }
+    CHECK(two <= 2); /* no energy data names it: only in the input's two packets */
+    CHECK(renamed > 3 && old > 3); /* each piece the name in force */
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* The checker fails where it must: a piece that lost a packet, and pieces
  * whose interned name was changed (mutations of correct pieces). */
 static void test_checker(void)
@@ -536,6 +595,7 @@ int main(void)
     test_parent_later();
     test_counters();
     test_oversize();
+    test_rails();
     test_checker();
     return TEST_EXIT();
 }
