@@ -259,7 +259,8 @@ typedef struct track {
 
 typedef struct spf_rail {      /* a PowerRails descriptor in force */
     uint32_t index;
-    size_t off, len;           /* its bytes, in rails_arena (len 0: not kept) */
+    size_t off, len;           /* its bytes, in rails_arena */
+    int kept;                  /* 0: over SPLIT_PF_MAX_STATE_BYTES */
     uint64_t piece;
 } spf_rail;
 

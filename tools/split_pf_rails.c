@@ -95,7 +95,8 @@ static int describes(const unsigned char *m, size_t n, uint32_t index)
 
 static int add_desc(split_perfetto *s, buf *out, const spf_rail *k)
 {
-    return buf_lenfield(out, PR_DESCRIPTOR, s->rails_arena.p + k->off, k->len);
+    const unsigned char *p = k->len ? s->rails_arena.p + k->off : (const unsigned char *)"";
+    return buf_lenfield(out, PR_DESCRIPTOR, p, k->len);
 }
 
 const unsigned char *spf_rails_of(const unsigned char *p, size_t n, size_t *len)
@@ -133,7 +134,7 @@ int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *ou
     s->tmp2.len = 0;
     if (full_miss) {
         for (size_t i = 0; i < s->n_rails; i++)
-            if (s->rails[i].piece != s->piece) {
+            if (s->rails[i].piece != s->piece && s->rails[i].kept) {
                 if (add_desc(s, &s->tmp2, &s->rails[i]))
                     return spf_nomem(s);
                 s->rails[i].piece = s->piece;
@@ -151,7 +152,7 @@ int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *ou
                 if (g.num == 1 && g.wire == 0)
                     index = (uint32_t)g.v;
             spf_rail *k = rail_find(s, index);
-            if (!k || k->piece == s->piece || !k->len || describes(m, n, index))
+            if (!k || k->piece == s->piece || !k->kept || describes(m, n, index))
                 continue;
             if (add_desc(s, &s->tmp2, k))
                 return spf_nomem(s);
@@ -189,15 +190,17 @@ int spf_rails_note(split_perfetto *s, const unsigned char *m, size_t n)
             k->index = index;
         }
         k->piece = s->piece; /* this packet, copied, describes it there */
-        if (k->len >= f.len) { /* in place */
-            memcpy(s->rails_arena.p + k->off, f.data, f.len);
+        if (k->kept && k->len >= f.len) { /* in place */
+            if (f.len)
+                memcpy(s->rails_arena.p + k->off, f.data, f.len);
             k->len = f.len;
             continue;
         }
         if (spf_charge(s, NULL, f.len)) {
-            k->len = 0; /* not repeated (counted) */
+            k->kept = 0; /* not repeated (counted) */
             continue;
         }
+        k->kept = 1;
         k->off = s->rails_arena.len;
         k->len = f.len;
         if (buf_put(&s->rails_arena, f.data, f.len))
