@@ -128,7 +128,8 @@ static int digest_event(void *user, const tread_event *ev)
     d->v[d->n] = fnv(d->mem_data, (size_t)len);
     d->off[d->n] = ev->offset;
     d->piece[d->n] = d->cur_piece;
-    d->fact[d->n] = ev->kind == TREAD_EVENT_METADATA || ev->kind == TREAD_EVENT_CLOCK_SYNC;
+    d->fact[d->n] = ev->kind == TREAD_EVENT_METADATA || ev->kind == TREAD_EVENT_CLOCK_SYNC ||
+                  ev->kind == TREAD_EVENT_STACK_FRAME; /* (restated in each piece using it) */
     d->n++;
     return 0;
 }

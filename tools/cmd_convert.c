@@ -192,6 +192,8 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         convert_sink_free(&sink);
         return EXIT_INPUT_ERROR;
     }
+    if (opt->max_frame_bytes > 0)
+        sink.max_frame_bytes = (uint64_t)opt->max_frame_bytes;
     run_ctx r = {.opt = opt, .prefix = prefix, .sink = &sink};
     guard_ctx g = {&in, &sink, &r.mode};
     r.g = &g;
@@ -251,6 +253,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
      * after an output error the one error says it all */
     if (rc != EXIT_USAGE && !output_failed)
         convert_sink_print_losses(&sink, stderr);
+    if (prefix && sink.frames && frame_table_unresolved(sink.frames) && !output_failed)
+        fprintf(stderr, "tread: warning: %llu stack frame references are not in the "
+                "piece that uses them (the frame is defined after that piece, or "
+                "nowhere)\n", (unsigned long long)frame_table_unresolved(sink.frames));
     split_pieces *sp = sink.sp ? sink.sp : r.sp;
     if (sp && split_pieces_oversized(sp))
         fprintf(stderr, "tread: warning: %llu pieces are larger than "
