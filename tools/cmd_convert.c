@@ -232,8 +232,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     } else if (close_rc != 0) {
         rc = EXIT_INPUT_ERROR;
     }
-    if (r.pf && !output_failed)
+    if (r.pf && !output_failed) {
         split_perfetto_print_warnings(r.pf, stderr);
+        split_perfetto_print_losses(r.pf, stderr);
+    }
     if (r.fxt && split_fxt_defs_full(r.fxt))
         fprintf(stderr, "tread: warning: more than %u bytes of FXT strings, "
                 "threads and kernel objects in force: later ones are not "
@@ -271,9 +273,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
                 "negative timestamps could not be written (doc/convert.md)\n",
                 (unsigned long long)sink.cp.lossy_ids,
                 (unsigned long long)sink.cp.lossy_ts);
-    if (rc == 0 && opt->strict && sink.lost_total) {
+    uint64_t lost = sink.lost_total + (r.pf ? split_perfetto_lost(r.pf) : 0);
+    if (rc == 0 && opt->strict && lost) {
         fprintf(stderr, "tread: error: --strict: %llu events could not be "
-                "written (above)\n", (unsigned long long)sink.lost_total);
+                "written (above)\n", (unsigned long long)lost);
         rc = EXIT_INPUT_ERROR;
     }
     convert_sink_free(&sink);

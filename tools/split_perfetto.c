@@ -194,6 +194,19 @@ static int frame_size(size_t n)
     return (int)(1 + varint_size(n));
 }
 
+/* TrackEvent.type (field 9), as the decoder reads it (the last one). */
+static int te_type(const unsigned char *te, size_t n)
+{
+    rd r;
+    fld f;
+    int type = 0;
+    rd_init(&r, te, n);
+    while (rd_next(&r, &f) > 0)
+        if (f.num == 9 && f.wire == 0)
+            type = (int)f.v;
+    return type;
+}
+
 /* Writes the packet held, after what it needs; then moves the copy of the
  * state on as the whole file's decoder did. */
 static int write_held(split_perfetto *s)
@@ -352,6 +365,20 @@ static int write_held(split_perfetto *s)
         break;
     }
 
+    /* a TYPE_STATE state on its track (doc/formats/perfetto.md): the
+     * piece's decoder has one open only when it began in this piece */
+    if (te && !dropped && te_type(te, te_len) == 5 && s->ev_n > 0) {
+        int implicit_end = s->ev_n > 1 && s->ev_kind[0] == TREAD_EVENT_SLICE_END &&
+                           !s->ev_named[0] && s->ev_kind[1] == TREAD_EVENT_SLICE_BEGIN &&
+                           s->ev_track[0] == s->ev_track[1];
+        uint64_t uuid = s->ev_track[implicit_end ? 1 : 0];
+        track *t = uuid ? spf_track_find(s, uuid) : NULL;
+        if (implicit_end && (!t || t->state_piece != s->piece))
+            s->st.state_ends_lost++;
+        if (t)
+            t->state_piece = implicit_end || s->ev_kind[0] == TREAD_EVENT_SLICE_BEGIN
+                                 ? s->piece : 0;
+    }
     /* the whole file's decoder after the packet */
     if (tc.has_main)
         spf_advance(s, &tc.main);
@@ -431,6 +458,7 @@ int split_perfetto_packet(split_perfetto *s, const tread_perfetto_packet *pk)
         return spf_nomem(s);
     s->n_used = 0;
     s->own_desc_seen = s->own_desc_pid = 0;
+    s->ev_n = 0;
     s->have = 1;
     return 0;
 }
@@ -444,6 +472,12 @@ int split_perfetto_event(split_perfetto *s, const tread_event *ev)
         !s->own_desc_seen) {
         s->own_desc_seen = 1;
         s->own_desc_pid = (ev->flags & TREAD_HAS_PID) != 0;
+    }
+    if (s->have && s->ev_n < 2) {
+        s->ev_kind[s->ev_n] = ev->kind;
+        s->ev_named[s->ev_n] = ev->name.len > 0;
+        s->ev_track[s->ev_n] = (ev->flags & TREAD_HAS_TRACK) ? ev->track_uuid : 0;
+        s->ev_n++;
     }
     if (!(ev->flags & TREAD_HAS_TRACK) || !ev->track_uuid || !s->have)
         return 0;
@@ -511,6 +545,18 @@ void split_perfetto_print_warnings(const split_perfetto *s, FILE *f)
     for (size_t i = 0; i < sizeof w / sizeof w[0]; i++)
         if (w[i].n)
             fprintf(f, "tread: split: %" PRIu64 " %s\n", w[i].n, w[i].what);
+}
+
+uint64_t split_perfetto_lost(const split_perfetto *s)
+{
+    return s->st.state_ends_lost;
+}
+
+void split_perfetto_print_losses(const split_perfetto *s, FILE *f)
+{
+    if (s->st.state_ends_lost)
+        fprintf(f, "tread: left out %" PRIu64 " slice_end events: the implicit end of a "
+                "TYPE_STATE state begun in an earlier piece\n", s->st.state_ends_lost);
 }
 
 void split_perfetto_free(split_perfetto *s)

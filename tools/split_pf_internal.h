@@ -255,6 +255,8 @@ typedef struct track {
     size_t off, len;           /* the TrackDescriptor, in tracks_arena */
     uint64_t piece;
     int parent_known;          /* its parent was described before it last was */
+    uint64_t state_piece;      /* a TYPE_STATE state open on it, begun in
+                                  this piece (number + 1; 0: none open) */
 } track;
 
 typedef struct spf_rail {      /* a PowerRails descriptor in force */
@@ -306,6 +308,11 @@ struct split_perfetto {
     uint64_t used_tracks[SPLIT_PF_MAX_PACKET_TRACKS];
     size_t n_used;
     uint64_t own_track;        /* the TrackDescriptor the packet holds */
+    /* its first two events, for TYPE_STATE (kind, named, track) */
+    int ev_n;
+    tread_event_kind ev_kind[2];
+    int ev_named[2];
+    uint64_t ev_track[2];
     const unsigned char *rails_msg; /* its power_rails the decoder reads */
     size_t rails_len;
     int own_desc_seen;         /* its event: seen, and with a pid (the */

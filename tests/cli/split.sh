@@ -288,6 +288,45 @@ check "--max-frame-bytes with --strict: exit 1" [ $? -eq 1 ]
 "$TREAD" cat --max-frame-bytes 1K "$tmp/sf.json" > /dev/null 2>&1
 check "--max-frame-bytes on cat: a usage error" [ $? -eq 2 ]
 
+# Perfetto TYPE_STATE: a state event ends the state open on its track; a
+# piece whose track's state began in an earlier piece lacks that end: a
+# loss said even with -q, an error with --strict
+python3 - "$tmp/state.pftrace" <<'PY'
+import sys
+def varint(v):
+    b = b""
+    while True:
+        b += bytes([(v & 0x7f) | (0x80 if v > 0x7f else 0)])
+        v >>= 7
+        if not v:
+            return b
+def field(n, w, v):
+    return varint(n << 3 | w) + (varint(v) if w == 0 else varint(len(v)) + v)
+def packet(body):
+    return field(1, 2, field(10, 0, 1) + body)
+out = packet(field(60, 2, field(1, 0, 5) + field(2, 2, b"states")))
+for i in range(200):
+    te = field(9, 0, 5) + field(11, 0, 5) + field(23, 2, b"state-%d" % (i % 3))
+    out += packet(field(8, 0, 1000 + i) + field(11, 2, te))
+open(sys.argv[1], "wb").write(out)
+PY
+"$TREAD" cat -q "$tmp/state.pftrace" | grep -c '"kind":"slice_end"' > "$tmp/ends.whole"
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 1K "$tmp/state.pftrace" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "TYPE_STATE: split succeeds" [ $? -eq 0 ]
+n=$(wc -l < "$tmp/list")
+ends=0
+while read -r piece; do
+    ends=$((ends + $("$TREAD" cat -q "$piece" | grep -c '"kind":"slice_end"')))
+done < "$tmp/list"
+lost=$(sed -n 's/^tread: left out \([0-9]*\) slice_end events: the implicit end of a TYPE_STATE state.*/\1/p' "$tmp/err")
+check "TYPE_STATE: several pieces ($n), each losing one end, said ($lost)" \
+    [ "$n" -gt 3 ] && [ "$lost" = $((n - 1)) ]
+check "TYPE_STATE: the pieces' ends plus those said are the whole's" \
+    [ $((ends + lost)) -eq "$(cat "$tmp/ends.whole")" ]
+"$TREAD" split -q --strict --max-bytes 1K "$tmp/state.pftrace" "$tmp/p" > /dev/null 2>&1
+check "TYPE_STATE: with --strict, an error" [ $? -eq 1 ]
+
 # a large record whose header declares 3.8 MB, cut by the end of a
 # 298-byte input (fuzz_convert found the pieces padding it out to its
 # declared size): the pieces stop where the input does

@@ -163,13 +163,16 @@ static void trace_config(pb *t)
 static void split_check(const char *what, const pb *t, const uint64_t *sizes, size_t n,
                         pieces_mem *last, split_perfetto_stats *st)
 {
+    split_perfetto_stats own;
+    if (!st)
+        st = &own;
     for (size_t i = 0; i < n; i++) {
         pieces_mem pm;
         char err[4096];
         split_pf_parent_resolved = 0;
         int rc = split_pf_run(t->data, t->len, sizes[i], 0, &pm, st, err, sizeof err);
         CHECK(rc == 0);
-        if (rc == 0 && split_pf_verify(t->data, t->len, &pm, sizes[i], err, sizeof err)) {
+        if (rc == 0 && split_pf_verify(t->data, t->len, &pm, sizes[i], st, err, sizeof err)) {
             fprintf(stderr, "%s at %llu: %s\n", what, (unsigned long long)sizes[i], err);
             CHECK(0);
         }
@@ -491,6 +494,37 @@ static void test_oversize(void)
     pb_free(&t);
 }
 
+/* TYPE_STATE: a named state ends the state open on its track (an unnamed
+ * slice_end first). A piece's decoder has none open at its start, so the
+ * first state event of a track in a piece loses that end when the state
+ * began in an earlier piece: a loss the split reports, exactly as many as
+ * the pieces lack (split_pf_verify compares them), none in one piece. */
+static void test_state_ends(void)
+{
+    pb t;
+    pb_init(&t);
+    process_track(&t, 7, 71, 7, "proc");
+    child_track(&t, 7, 72, 71, "states", -1);
+    child_track(&t, 7, 73, 71, "other", -1);
+    clear_seq(&t, 7, 10, "st", 3, 4, 0, 0);
+    for (int i = 0; i < 60; i++)
+        track_event(&t, 7, 100 + (uint64_t)i, 5, 1 + (uint64_t)(i % 3), i % 4 ? 72 : 73, 0);
+    pieces_mem pm;
+    split_perfetto_stats st;
+    static const uint64_t one[] = {1u << 20};
+    split_check("state ends", &t, one, 1, &pm, &st);
+    CHECK(pm.n == 1 && st.state_ends_lost == 0);
+    pieces_mem_free(&pm);
+    size_t before = split_pf_state_ends;
+    split_check("state ends", &t, down, 4, &pm, &st);
+    CHECK(pm.n > 3);
+    /* both tracks lose their first end in every piece but the first */
+    CHECK(st.state_ends_lost >= pm.n - 1 && st.state_ends_lost <= 2 * (pm.n - 1));
+    CHECK(split_pf_state_ends > before);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* PowerRails: the decoder keeps each rail's name for the whole parse and
  * energy data names only the index, so a piece with energy data of a rail
  * described in an earlier piece gets that rail's last descriptor first
@@ -563,23 +597,23 @@ static void test_checker(void)
     pieces_mem pm;
     char err[4096];
     CHECK(split_pf_run(t.data, t.len, 400, 0, &pm, NULL, err, sizeof err) == 0);
-    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) == 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, NULL, err, sizeof err) == 0);
     CHECK(pm.n > 2);
     /* a piece whose interned name says otherwise */
     for (size_t k = 1; k < pm.n; k++)
         for (size_t i = 0; i + 4 <= pm.piece[k].len; i++)
             if (memcmp(pm.piece[k].data + i, "chk-", 4) == 0)
                 pm.piece[k].data[i] = 'X';
-    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) != 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, NULL, err, sizeof err) != 0);
     /* a piece left out */
     free(pm.piece[1].data);
     memmove(&pm.piece[1], &pm.piece[2], (pm.n - 2) * sizeof pm.piece[0]);
     pm.n--;
-    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) != 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, NULL, err, sizeof err) != 0);
     /* a smaller limit than the pieces have */
     pieces_mem_free(&pm);
     CHECK(split_pf_run(t.data, t.len, 400, 0, &pm, NULL, err, sizeof err) == 0);
-    CHECK(split_pf_verify(t.data, t.len, &pm, 100, err, sizeof err) != 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 100, NULL, err, sizeof err) != 0);
     pieces_mem_free(&pm);
     pb_free(&t);
 }
@@ -596,6 +630,7 @@ int main(void)
     test_counters();
     test_oversize();
     test_rails();
+    test_state_ends();
     test_checker();
     return TEST_EXIT();
 }
