@@ -128,7 +128,8 @@ static int digest_event(void *user, const tread_event *ev)
     d->v[d->n] = fnv(d->mem_data, (size_t)len);
     d->off[d->n] = ev->offset;
     d->piece[d->n] = d->cur_piece;
-    d->fact[d->n] = ev->kind == TREAD_EVENT_METADATA || ev->kind == TREAD_EVENT_CLOCK_SYNC;
+    d->fact[d->n] = ev->kind == TREAD_EVENT_METADATA || ev->kind == TREAD_EVENT_CLOCK_SYNC ||
+                  ev->kind == TREAD_EVENT_STACK_FRAME; /* (restated in each piece using it) */
     d->n++;
     return 0;
 }
@@ -394,9 +395,11 @@ static unsigned split_native(const uint8_t *data, size_t size, const char *prefi
     tread_status st = tread_feed(p, data, size);
     if (st == TREAD_STATUS_OK)
         st = tread_finish(p);
+    tread_stats ts;
+    tread_get_stats(p, &ts);
     tread_parser_free(p);
     unsigned pieces = 0;
-    if (!n.failed && n.fxt && split_fxt_finish(n.fxt) == 0)
+    if (!n.failed && n.fxt && split_fxt_finish(n.fxt, ts.bytes_decoded) == 0)
         pieces = (unsigned)split_pieces_count(n.sp);
     if (!n.failed && n.pf && split_perfetto_finish(n.pf) == 0)
         pieces = (unsigned)split_pieces_count(n.sp);

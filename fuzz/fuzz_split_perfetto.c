@@ -23,12 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t max = sizes[fuzz_rng_below(&r, sizeof sizes / sizeof sizes[0])];
     size_t chunk = 1 + (size_t)fuzz_rng_below(&r, 64);
     pieces_mem pm, pc;
+    split_perfetto_stats st;
     char err[4096];
-    if (split_pf_run(data, size, max, 0, &pm, NULL, err, sizeof err)) {
+    if (split_pf_run(data, size, max, 0, &pm, &st, err, sizeof err)) {
         fprintf(stderr, "split_perfetto failed: %s\n", err);
         abort();
     }
-    if (split_pf_verify(data, size, &pm, max, err, sizeof err)) {
+    if (split_pf_verify(data, size, &pm, max, &st, err, sizeof err)) {
         fprintf(stderr, "pieces at %llu bytes: %s\n", (unsigned long long)max, err);
         abort();
     }

@@ -5,7 +5,7 @@ tests/split_contract.sh.
   split_check.py --cases CASES
 
 Each line of CASES is one check:
-  split SIZE FILE REF_CAT PIECES_CAT PIECE_LIST ORIG_CAT STATUS
+  split SIZE FILE REF_CAT PIECES_CAT PIECE_LIST ORIG_CAT STATUS STDERR
   convert TO FILE ORIG_CAT CONV_CAT STDERR
 *_CAT: tests/split_cat output (REF: the whole file, or for a converting
 split the whole conversion; ORIG: the input, for its decoded size).
@@ -23,6 +23,14 @@ in order. Checks, printing one FAIL line per broken promise:
 - the total is within the default --max-total-bytes: 4 x the decoded
   input + 1 MiB + 64 KiB per piece (tools/split_pieces.h);
 - tread split exits 0 when the input reads without an error;
+- stack frames (JSON pieces: each piece's top-level stackFrames): the
+  distinct definitions of the pieces are those of the reference; no piece
+  holds one definition twice; a piece holds a frame only when its events use it (sf,
+  esf), it is the parent of one it holds, or no earlier piece held it; a
+  frame's parent is in its piece unless no piece up to it holds it
+  (defined later); and the references a piece's events make to frames it
+  lacks, counted per piece and id, are the count split prints
+  ("N stack frame references are not in the piece that uses them");
 - convert: the conversion's events plus the loss summary (STDERR, "left
   out N KIND events") equal the input's, kind by kind (context switches,
   wakeups and logs become instants; Perfetto metadata aside: descriptors
@@ -86,7 +94,64 @@ def size_of(s):
     return int(s[:-1]) * mult[s[-1]] if s[-1] in mult else int(s)
 
 
-def check_split(name, max_bytes, ref_cat, pieces_cat, piece_list, orig_cat, rc):
+FRAME_PREFIX = '{"kind":"stack_frame"'
+UNRESOLVED_RE = re.compile(r"^tread: warning: (\d+) stack frame references are not in")
+
+
+def check_frames(ref, got, err, fails):
+    """The stack frame promises (see the module's text); removes the frames
+    from ref and got, which are compared in order apart from them."""
+    ref_frames = {t for _, _, t in ref if t.startswith(FRAME_PREFIX)}
+    by_piece = {}
+    for piece, _, t in got:
+        by_piece.setdefault(piece, []).append(t)
+    got_frames = set()
+    held_before = set()
+    missing = 0
+    for piece in sorted(by_piece):
+        texts = by_piece[piece]
+        frames = [json.loads(t) for t in texts if t.startswith(FRAME_PREFIX)]
+        defs = [t for t in texts if t.startswith(FRAME_PREFIX)]
+        if len(defs) != len(set(defs)):
+            fails.append("piece %d holds a stack frame twice" % piece)
+        here = {f["id"]: f for f in frames}
+        used = set()
+        for t in texts:
+            if t.startswith(FRAME_PREFIX):
+                continue
+            e = json.loads(t)
+            for k in ("sf", "esf"):
+                if e.get(k) is not None:
+                    used.add(e[k])
+        missing += len([u for u in used if u not in here])
+        parents = {f.get("parent") for f in frames if f.get("parent") is not None}
+        for f in frames:
+            if f["id"] not in used and f["id"] not in parents and f["id"] in held_before:
+                fails.append("piece %d repeats stack frame %s, which it does not use"
+                             % (piece, f["id"]))
+            p = f.get("parent")
+            if p is not None and p not in here and p in held_before:
+                fails.append("piece %d: stack frame %s without its parent %s"
+                             % (piece, f["id"], p))
+        held_before |= set(here)
+        got_frames |= {t for t in texts if t.startswith(FRAME_PREFIX)}
+    if got_frames != ref_frames:
+        fails.append("stack frames: %d distinct in the pieces, %d in the whole, %d in "
+                     "common" % (len(got_frames), len(ref_frames),
+                                 len(got_frames & ref_frames)))
+    said = 0
+    for line in open(err, encoding="utf-8", errors="replace") if err else ():
+        m = UNRESOLVED_RE.match(line)
+        if m:
+            said += int(m.group(1))
+    if said != missing:
+        fails.append("%d stack frame references are not in their piece, split said %d"
+                     % (missing, said))
+    return ([x for x in ref if not x[2].startswith(FRAME_PREFIX)],
+            [x for x in got if not x[2].startswith(FRAME_PREFIX)], len(ref_frames))
+
+
+def check_split(name, max_bytes, ref_cat, pieces_cat, piece_list, orig_cat, rc, err=None):
     pieces = [l.strip() for l in open(piece_list) if l.strip()]
     ref, _ = read(ref_cat)
     got, _ = read(pieces_cat)
@@ -94,6 +159,7 @@ def check_split(name, max_bytes, ref_cat, pieces_cat, piece_list, orig_cat, rc):
     input_error = read.status
     ref, got = dedupe(ref), dedupe(got)
     fails = []
+    ref, got, n_frames = check_frames(ref, got, err, fails)
     if rc != 0 and not input_error:
         fails.append("tread split exited %d on an input that reads cleanly" % rc)
     a = [t for _, _, t in ref]
@@ -119,8 +185,9 @@ def check_split(name, max_bytes, ref_cat, pieces_cat, piece_list, orig_cat, rc):
     bound = 4 * decoded + (1 << 20) + 65536 * len(pieces)
     if total > bound:
         fails.append("total %d bytes > %d" % (total, bound))
-    head = "%s at %d: %d events, %d pieces, %d bytes (%.2f of the decoded input)" % (
-        name, max_bytes, len(a), len(pieces), total, total / decoded if decoded else 0)
+    head = "%s at %d: %d events, %d stack frames, %d pieces, %d bytes (%.2f of the decoded " \
+        "input)" % (name, max_bytes, len(a), n_frames, len(pieces), total,
+                    total / decoded if decoded else 0)
     return head, fails
 
 
@@ -175,7 +242,7 @@ def main():
         f = line.split()
         if f[0] == "split":
             head, fails = check_split(f[2], size_of(f[1]), f[3], f[4], f[5], f[6],
-                                      int(f[7]))
+                                      int(f[7]), f[8] if len(f) > 8 else None)
         else:
             head, fails = check_convert(f[2], f[1], f[3], f[4], f[5])
         if fails:

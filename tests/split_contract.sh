@@ -8,6 +8,10 @@
 # JSON conversion), every field, in order, after dropping duplicate
 # metadata; that every piece is within --max-bytes unless it holds one
 # record; and that the total is within the default --max-total-bytes.
+# JSON stack frames (every corpus JSON file with stackFrames): the pieces'
+# distinct definitions equal the whole conversion's, each piece holds the
+# frames its events use with their parents and repeats nothing else, and
+# the references a piece lacks are the count split prints (split_check.py).
 # For convert, both directions: the events the conversion holds plus the
 # loss summary printed on standard error equal the input's events, by kind.
 # Files over $SAMPLE_BYTES are sampled (their first $SAMPLE_BYTES bytes; a
@@ -78,7 +82,7 @@ while read -r f; do
         *.json) ref=$tmp/$i.cat.json ;;   # through the JSON conversion
         *) ref=$tmp/$i.orig ;;            # its own format
         esac
-        echo "split $sz $f $ref $tmp/$i.$sz.cat $tmp/$i.$sz.list $tmp/$i.orig $rc" >> "$tmp/cases"
+        echo "split $sz $f $ref $tmp/$i.$sz.cat $tmp/$i.$sz.list $tmp/$i.orig $rc $tmp/$i.$sz.err" >> "$tmp/cases"
     done
     rm -f "$tmp/$i.in" "$tmp/$i.conv.json" "$tmp/$i.conv.perfetto"
 done < "$tmp/files"

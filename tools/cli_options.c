@@ -115,6 +115,9 @@ static const char convert_help[] =
 "  --to FORMAT            json or perfetto (required)\n"
 "  --max-interned N       --to perfetto: strings interned before the\n"
 "                         interning state starts over\n"
+"  --max-frame-bytes N    --to json: stack frame definitions held for the\n"
+"                         stackFrames object (default 64M; past it, left\n"
+"                         out and counted)\n"
 "  and the options of every command (tread --help).\n"
 "\n"
 "After an input error, OUT holds the events before it and tread exits 1.\n"
@@ -136,6 +139,7 @@ static const char split_help[] =
 "  --to FORMAT            json or perfetto (default: each format splits\n"
 "                         into itself)\n"
 "  --max-interned N       as for convert\n"
+"  --max-frame-bytes N    as for convert (JSON pieces)\n"
 "  and the options of every command (tread --help).\n"
 "\n"
 "Example:\n"
@@ -286,7 +290,7 @@ typedef enum value_opt {
     OPT_MAX_DECOMPRESSED, OPT_MAX_INTERNED_BYTES, OPT_TOP,
     OPT_TO, OPT_MAX_BYTES, OPT_MAX_INTERNED, OPT_JOBS, OPT_JOBS_SHORT,
     OPT_KIND, OPT_NAME, OPT_CAT, OPT_PID, OPT_TID, OPT_START, OPT_END, OPT_LIMIT,
-    OPT_FIELDS, OPT_MAX_TOTAL_BYTES,
+    OPT_FIELDS, OPT_MAX_TOTAL_BYTES, OPT_MAX_FRAME_BYTES,
     OPT_NONE
 } value_opt;
 
@@ -295,7 +299,7 @@ static const char *const value_names[] = {
     "--max-line-bytes", "--max-decompressed-bytes", "--max-interned-bytes", "--top",
     "--to", "--max-bytes", "--max-interned", "--jobs", "-j",
     "--kind", "--name", "--cat", "--pid", "--tid", "--start", "--end", "--limit",
-    "--fields", "--max-total-bytes"};
+    "--fields", "--max-total-bytes", "--max-frame-bytes"};
 
 static value_opt value_option(const char *name)
 {
@@ -329,6 +333,11 @@ static int set_value(cli_options *opt, value_opt which, const char *name,
         break;
     case OPT_MAX_BYTES: rc = parse_size(val, &opt->max_bytes); break;
     case OPT_MAX_TOTAL_BYTES: rc = parse_size(val, &opt->max_total_bytes); break;
+    case OPT_MAX_FRAME_BYTES:
+        rc = parse_size(val, &opt->max_frame_bytes);
+        if (rc == 0 && opt->max_frame_bytes < 1)
+            rc = -1;
+        break;
     case OPT_MAX_INTERNED:
         rc = parse_size(val, &opt->max_interned);
         if (rc == 0 && opt->max_interned > (1 << 24))
@@ -459,6 +468,9 @@ static int check_applies(cli_options *opt, int top_given)
         return usage_msg(opt, "%s applies only to 'tread convert' and 'tread split'",
                          opt->convert_to ? "--to" : opt->max_bytes ? "--max-bytes"
                                                                    : "--max-interned");
+    if (!conv && opt->max_frame_bytes > 0)
+        return usage_msg(opt, "--max-frame-bytes applies only to 'tread convert' and "
+                         "'tread split'");
     if (c == CLI_CMD_CONVERT && opt->max_bytes)
         return usage_msg(opt, "--max-bytes applies only to 'tread split'");
     if (c != CLI_CMD_SPLIT && opt->max_total_bytes)
@@ -500,6 +512,7 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
     opt->progress = 1;
     opt->top = 10;
     opt->max_interned = -1;
+    opt->max_frame_bytes = -1;
     opt->limit = -1;
     event_filter_init(&opt->filter);
     opt->paths = calloc((size_t)(argc > 0 ? argc : 1), sizeof *opt->paths);

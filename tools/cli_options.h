@@ -67,6 +67,7 @@ typedef struct cli_options {
     int64_t max_bytes;        /* split --max-bytes N */
     int64_t max_total_bytes;  /* split --max-total-bytes N, 0: default */
     int64_t max_interned;     /* --max-interned N, -1: default */
+    int64_t max_frame_bytes;  /* --max-frame-bytes N, -1: default */
 } cli_options;
 
 /* Exit codes, as documented in doc/tread.1 (EXIT STATUS):

@@ -165,6 +165,13 @@ static uint64_t default_guard(void *user, const split_pieces *sp)
     return v < st.bytes_decoded ? UINT64_MAX : v;
 }
 
+static uint64_t input_decoded(const cli_input *in)
+{
+    tread_stats st;
+    tread_get_stats(in->parser, &st);
+    return st.bytes_decoded;
+}
+
 /* Shared by convert and split: runs the parse into the sink. */
 int convert_run(const cli_options *opt, const char *path, const char *prefix,
                 uint64_t max_bytes)
@@ -185,6 +192,8 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         convert_sink_free(&sink);
         return EXIT_INPUT_ERROR;
     }
+    if (opt->max_frame_bytes > 0)
+        sink.max_frame_bytes = (uint64_t)opt->max_frame_bytes;
     run_ctx r = {.opt = opt, .prefix = prefix, .sink = &sink};
     guard_ctx g = {&in, &sink, &r.mode};
     r.g = &g;
@@ -205,7 +214,7 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
                                  on_event, &hooks, &r);
     int close_rc = 0;
     if (rc != EXIT_USAGE && r.mode == MODE_FXT && !r.failed &&
-        split_fxt_finish(r.fxt) != 0)
+        split_fxt_finish(r.fxt, input_decoded(&in)) != 0)
         native_fail(&r, split_fxt_error(r.fxt));
     else if (rc != EXIT_USAGE && r.mode == MODE_PERFETTO && !r.failed &&
              split_perfetto_finish(r.pf) != 0)
@@ -223,8 +232,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     } else if (close_rc != 0) {
         rc = EXIT_INPUT_ERROR;
     }
-    if (r.pf && !output_failed)
+    if (r.pf && !output_failed) {
         split_perfetto_print_warnings(r.pf, stderr);
+        split_perfetto_print_losses(r.pf, stderr);
+    }
     if (r.fxt && split_fxt_defs_full(r.fxt))
         fprintf(stderr, "tread: warning: more than %u bytes of FXT strings, "
                 "threads and kernel objects in force: later ones are not "
@@ -244,6 +255,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
      * after an output error the one error says it all */
     if (rc != EXIT_USAGE && !output_failed)
         convert_sink_print_losses(&sink, stderr);
+    if (prefix && sink.frames && frame_table_unresolved(sink.frames) && !output_failed)
+        fprintf(stderr, "tread: warning: %llu stack frame references are not in the "
+                "piece that uses them (the frame is defined after that piece, or "
+                "nowhere)\n", (unsigned long long)frame_table_unresolved(sink.frames));
     split_pieces *sp = sink.sp ? sink.sp : r.sp;
     if (sp && split_pieces_oversized(sp))
         fprintf(stderr, "tread: warning: %llu pieces are larger than "
@@ -258,9 +273,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
                 "negative timestamps could not be written (doc/convert.md)\n",
                 (unsigned long long)sink.cp.lossy_ids,
                 (unsigned long long)sink.cp.lossy_ts);
-    if (rc == 0 && opt->strict && sink.lost_total) {
+    uint64_t lost = sink.lost_total + (r.pf ? split_perfetto_lost(r.pf) : 0);
+    if (rc == 0 && opt->strict && lost) {
         fprintf(stderr, "tread: error: --strict: %llu events could not be "
-                "written (above)\n", (unsigned long long)sink.lost_total);
+                "written (above)\n", (unsigned long long)lost);
         rc = EXIT_INPUT_ERROR;
     }
     convert_sink_free(&sink);

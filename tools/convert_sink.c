@@ -47,6 +47,9 @@ const char *convert_loss_reason(convert_loss l)
     case CONVERT_LOSS_NO_VALUE: return "counters without a value";
     case CONVERT_LOSS_DUPLICATE:
         return "metadata that repeats the value in force (merged)";
+    case CONVERT_LOSS_FRAME_LIMIT:
+        return "stack frame definitions beyond --max-frame-bytes";
+
     default: return "?";
     }
 }
@@ -148,6 +151,7 @@ static int open_piece(convert_sink *s)
     s->epoch++;
     s->piece_records = 0;
     s->piece_events = 0;
+    s->piece_frames = 0;
     s->piece_oversize = 0;
     if (s->to == CONVERT_TO_JSON)
         return put(s, CONVERT_JSON_HEADER, sizeof CONVERT_JSON_HEADER - 1);
@@ -156,12 +160,30 @@ static int open_piece(convert_sink *s)
     return 0;
 }
 
+static int put_cb(void *user, const void *p, size_t n)
+{
+    return put(user, p, n);
+}
+
+/* The JSON footer: with the piece's (or the output's) stackFrames. */
+static int json_footer(convert_sink *s)
+{
+    if (!s->frames)
+        return put(s, CONVERT_JSON_FOOTER, sizeof CONVERT_JSON_FOOTER - 1);
+    return frame_table_footer(s->frames, s->sp ? s->epoch : 1, put_cb, s);
+}
+
 static int close_piece(convert_sink *s)
 {
-    if (s->to == CONVERT_TO_JSON &&
-        put(s, CONVERT_JSON_FOOTER, sizeof CONVERT_JSON_FOOTER - 1) != 0)
+    if (s->to == CONVERT_TO_JSON && json_footer(s) != 0)
         return -1;
     return split_pieces_end(s->sp) == 0 ? 0 : fail_pieces(s);
+}
+
+/* Bytes the current piece's stackFrames take (beyond the plain footer). */
+static size_t frame_bytes(const convert_sink *s)
+{
+    return s->frames ? frame_table_bytes(s->frames, s->epoch) : 0;
 }
 
 int convert_sink_open(convert_sink *s, convert_to to, const char *path,
@@ -197,7 +219,8 @@ int convert_sink_open(convert_sink *s, convert_to to, const char *path,
 static void check_oversize(convert_sink *s)
 {
     if (!s->piece_oversize && split_pieces_size(s->sp) +
-        (s->to == CONVERT_TO_JSON ? sizeof CONVERT_JSON_FOOTER - 1 : 0) > s->max_bytes) {
+        (s->to == CONVERT_TO_JSON ? sizeof CONVERT_JSON_FOOTER - 1 + frame_bytes(s) : 0) >
+        s->max_bytes) {
         s->piece_oversize = 1;
         split_pieces_oversize(s->sp);
     }
@@ -236,12 +259,17 @@ static int json_split_event(convert_sink *s, const tread_event *ev, cvj_class c)
     size_t extra = 0;
     for (size_t i = 0; i < nneed; i++)
         extra += need[i]->len + sep;
-    if (s->piece_records &&
+    /* the stack frames it uses, with their parents, in the piece's footer */
+    if (s->frames)
+        extra += frame_bytes(s) + frame_table_cost(s->frames, ev, s->epoch);
+    if ((s->piece_records || s->piece_frames) &&
         split_pieces_size(s->sp) + extra + sep + len + footer > s->max_bytes) {
         if (close_piece(s) != 0 || open_piece(s) != 0)
             return -1;
         nneed = c == CVJ_EVENT ? split_meta_needed(s->meta, ev, s->epoch, need) : 0;
     }
+    if (s->frames)
+        frame_table_use(s->frames, ev, s->epoch);
     if (c == CVJ_METADATA &&
         split_meta_put(s->meta, ev, s->mem_data, len, s->epoch) == 2 &&
         split_meta_full(s->meta) && !s->meta_warned) {
@@ -269,10 +297,39 @@ static int json_split_event(convert_sink *s, const tread_event *ev, cvj_class c)
     return 0;
 }
 
+/* A stack frame definition: held for the output's (or each piece's)
+ * top-level stackFrames (tools/frame_table.c). */
+static int json_frame(convert_sink *s, const tread_event *ev)
+{
+    if (s->prefix && (s->piece_records || s->piece_frames) &&
+        split_pieces_size(s->sp) + frame_bytes(s) + frame_table_cost(s->frames, ev, s->epoch) +
+        sizeof CONVERT_JSON_FOOTER - 1 > s->max_bytes) {
+        if (close_piece(s) != 0 || open_piece(s) != 0)
+            return -1;
+    }
+    switch (frame_table_put(s->frames, ev, s->prefix ? s->epoch : 1)) {
+    case FRAME_REPEAT: lose(s, CONVERT_LOSS_DUPLICATE, ev); return 0;
+    case FRAME_NOT_KEPT: lose(s, CONVERT_LOSS_FRAME_LIMIT, ev); return 0;
+    case FRAME_REPLACED: /* (both definitions are written) */
+    case FRAME_NEW: break;
+    }
+    if (s->prefix && s->piece_frames++ == 0 && !s->piece_records)
+        check_oversize(s);
+    return 0;
+}
+
 static int json_event(convert_sink *s, const tread_event *ev)
 {
     cvj_class c = convert_json_classify(ev);
     const size_t sep = sizeof CONVERT_JSON_SEPARATOR - 1;
+    if (!s->frames) {
+        s->frames = frame_table_new(s->max_frame_bytes ? (size_t)s->max_frame_bytes
+                                                       : FRAME_TABLE_DEFAULT_MAX_BYTES);
+        if (!s->frames)
+            return fail_msg(s, "out of memory");
+    }
+    if (ev->kind == TREAD_EVENT_STACK_FRAME)
+        return json_frame(s, ev);
     if (c == CVJ_SKIP) {
         lose(s, json_loss(ev), ev);
         return 0;
@@ -351,7 +408,7 @@ int convert_sink_close(convert_sink *s)
     if (s->sp)
         return close_piece(s);
     if (s->to == CONVERT_TO_JSON)
-        out_buf_write(s->ob, CONVERT_JSON_FOOTER, sizeof CONVERT_JSON_FOOTER - 1);
+        json_footer(s); /* (into ob: a write error shows at the flush) */
     int rc = 0;
     if (out_buf_flush(s->ob) != 0)
         rc = fail(s, "cannot write", s->path, s->ob->err);
@@ -377,6 +434,7 @@ void convert_sink_free(convert_sink *s)
     free(s->stage);
     free(s->ob);
     split_meta_free(s->meta);
+    frame_table_free(s->frames);
     convert_json_free(&s->cj);
     convert_perfetto_free(&s->cp);
     memset(s, 0, sizeof *s);

@@ -15,6 +15,7 @@
 
 #include "convert_json.h"
 #include "convert_perfetto.h"
+#include "frame_table.h"
 #include "out_buf.h"
 #include "split_meta.h"
 #include "split_pieces.h"
@@ -42,6 +43,7 @@ typedef enum convert_loss {
     CONVERT_LOSS_METADATA,         /* metadata other than names (Perfetto) */
     CONVERT_LOSS_NO_VALUE,         /* a counter without a value (Perfetto) */
     CONVERT_LOSS_DUPLICATE,        /* metadata repeating the value in force */
+    CONVERT_LOSS_FRAME_LIMIT,      /* stack frames beyond --max-frame-bytes (JSON) */
     CONVERT_LOSS_COUNT_
 } convert_loss;
 
@@ -66,8 +68,14 @@ typedef struct convert_sink {
     uint64_t epoch;            /* the current piece, from 1 */
     uint64_t piece_records;    /* records in the current piece */
     uint64_t piece_events;     /* of which events (not repeated metadata) */
+    uint64_t piece_frames;     /* stack frames defined while it is open
+                                  (JSON: in its footer, not its records) */
     int piece_oversize;        /* counted already */
     split_meta *meta;          /* JSON: the process/thread metadata */
+    frame_table *frames;       /* JSON: stack frame definitions (made at
+                                  the first event) */
+    uint64_t max_frame_bytes;  /* their limit (0: FRAME_TABLE_DEFAULT_MAX_BYTES);
+                                  set after open, before the first event */
     int meta_warned;
 
     convert_json cj;

@@ -70,6 +70,7 @@ struct split_fxt {
     unsigned char *rec;
     size_t rec_len, rec_cap;
     uint64_t rec_header, rec_size;
+    uint64_t rec_off;        /* its offset in the (decompressed) input */
     unsigned rec_type;
     uint64_t rec_prov;
     size_t rec_args_offset;
@@ -623,14 +624,23 @@ static int flush(split_fxt *s)
 }
 
 /* The rest of a large record: zero padding after its payload (and a
- * payload the decoder skipped, an unknown large type, as zeros). */
-static int finish_large(split_fxt *s, int input_ended)
+ * payload the decoder skipped, an unknown large type, as zeros). When the
+ * input ended inside the record (input_end: its decoded size, else
+ * UINT64_MAX), only as far as the input held it: the piece is cut where
+ * the input is, and a header declaring gigabytes writes no more than the
+ * input had. */
+static int finish_large(split_fxt *s, uint64_t input_end)
 {
     if (!s->large)
         return 0;
     s->large = 0;
-    if (input_ended && !s->large_payload_done && s->large_left)
-        return 0; /* the input ended inside it: cut as the input is */
+    if (input_end != UINT64_MAX) {
+        uint64_t held = input_end > s->rec_off ? input_end - s->rec_off : 0;
+        uint64_t unwritten_held = held > s->rec_size - s->large_left
+                                      ? held - (s->rec_size - s->large_left) : 0;
+        if (s->large_left > unwritten_held)
+            s->large_left = unwritten_held;
+    }
     static const unsigned char zeros[4096];
     while (s->large_left) {
         size_t k = s->large_left < sizeof zeros ? (size_t)s->large_left : sizeof zeros;
@@ -648,7 +658,7 @@ int split_fxt_record(split_fxt *s, const tread_fxt_record *rec)
 {
     if (s->failed)
         return -1;
-    if (flush(s) != 0 || finish_large(s, 0) != 0)
+    if (flush(s) != 0 || finish_large(s, UINT64_MAX) != 0)
         return -1;
     if (rec->len > s->rec_cap) {
         size_t cap = s->rec_cap ? s->rec_cap : 4096;
@@ -665,6 +675,7 @@ int split_fxt_record(split_fxt *s, const tread_fxt_record *rec)
     s->rec_header = rec->header;
     s->rec_type = rec->type;
     s->rec_size = rec->size_words * 8;
+    s->rec_off = rec->offset;
     s->rec_args_offset = rec->args_offset;
     s->rec_nargs = rec->nargs;
     s->rec_prov = rec->has_provider ? rec->provider_id : IMPLICIT;
@@ -722,11 +733,11 @@ int split_fxt_blob(split_fxt *s, const tread_blob *b)
     return 0;
 }
 
-int split_fxt_finish(split_fxt *s)
+int split_fxt_finish(split_fxt *s, uint64_t input_end)
 {
     if (s->failed)
         return -1;
-    if (flush(s) != 0 || finish_large(s, 1) != 0)
+    if (flush(s) != 0 || finish_large(s, input_end) != 0)
         return -1;
     if (!split_pieces_is_open(s->sp) && begin_piece(s) != 0)
         return -1; /* an empty trace: one piece with the magic record */

@@ -30,7 +30,9 @@ split_fxt *split_fxt_new(split_pieces *sp /* suffix "fxt" */);
 int split_fxt_record(split_fxt *s, const tread_fxt_record *rec); /* 0 / -1 */
 int split_fxt_event(split_fxt *s, const tread_event *ev);        /* 0 / -1 */
 int split_fxt_blob(split_fxt *s, const tread_blob *b);           /* 0 / -1 */
-int split_fxt_finish(split_fxt *s);      /* ends the last piece; 0 / -1 */
+/* Ends the last piece; input_end: the input's decoded size (a large
+ * record the input cut short stays cut there). 0 / -1 */
+int split_fxt_finish(split_fxt *s, uint64_t input_end);
 const char *split_fxt_error(const split_fxt *s);
 /* 1 when the definitions outgrew SPLIT_FXT_MAX_DEFS_BYTES. */
 int split_fxt_defs_full(const split_fxt *s);

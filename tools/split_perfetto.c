@@ -160,6 +160,9 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
             put_packet_end(out, mark);
         }
     }
+    /* the power rails its energy data names */
+    if (s->rails_msg && spf_rails_needs(s, s->rails_msg, s->rails_len, out))
+        return -1;
     /* the tracks its events are on, and their parents */
     for (size_t i = 0; i < s->n_used; i++)
         if (s->used_tracks[i] != s->own_track && /* (the packet describes it) */
@@ -189,6 +192,19 @@ static int begin_piece(split_perfetto *s)
 static int frame_size(size_t n)
 {
     return (int)(1 + varint_size(n));
+}
+
+/* TrackEvent.type (field 9), as the decoder reads it (the last one). */
+static int te_type(const unsigned char *te, size_t n)
+{
+    rd r;
+    fld f;
+    int type = 0;
+    rd_init(&r, te, n);
+    while (rd_next(&r, &f) > 0)
+        if (f.num == 9 && f.wire == 0)
+            type = (int)f.v;
+    return type;
 }
 
 /* Writes the packet held, after what it needs; then moves the copy of the
@@ -237,6 +253,8 @@ static int write_held(split_perfetto *s)
     int clears = (pk->state & TREAD_PF_STATE_CLEARED) != 0;
     int dropped = (pk->state & TREAD_PF_STATE_DROPPED) != 0;
     int valid_after = (pk->state & TREAD_PF_STATE_VALID) != 0;
+    /* (the decoder reads no system data source of a dropped packet) */
+    s->rails_msg = dropped ? NULL : spf_rails_of(p, n, &s->rails_len);
 
     seqst *q = spf_seq_find(s, pk->seq_id, 1);
     if (s->failed)
@@ -347,6 +365,20 @@ static int write_held(split_perfetto *s)
         break;
     }
 
+    /* a TYPE_STATE state on its track (doc/formats/perfetto.md): the
+     * piece's decoder has one open only when it began in this piece */
+    if (te && !dropped && te_type(te, te_len) == 5 && s->ev_n > 0) {
+        int implicit_end = s->ev_n > 1 && s->ev_kind[0] == TREAD_EVENT_SLICE_END &&
+                           !s->ev_named[0] && s->ev_kind[1] == TREAD_EVENT_SLICE_BEGIN &&
+                           s->ev_track[0] == s->ev_track[1];
+        uint64_t uuid = s->ev_track[implicit_end ? 1 : 0];
+        track *t = uuid ? spf_track_find(s, uuid) : NULL;
+        if (implicit_end && (!t || t->state_piece != s->piece))
+            s->st.state_ends_lost++;
+        if (t)
+            t->state_piece = implicit_end || s->ev_kind[0] == TREAD_EVENT_SLICE_BEGIN
+                                 ? s->piece : 0;
+    }
     /* the whole file's decoder after the packet */
     if (tc.has_main)
         spf_advance(s, &tc.main);
@@ -387,6 +419,8 @@ static int write_held(split_perfetto *s)
     }
     if (!dropped && tdesc && spf_track_put(s, pk->seq_id, tdesc, tdesc_len))
         return -1;
+    if (s->rails_msg && spf_rails_note(s, s->rails_msg, s->rails_len))
+        return -1;
     if (tl && spf_note_trace_packet(s, tl_field, pk->seq_id, tl, tl_len))
         return -1;
     return 0;
@@ -424,6 +458,7 @@ int split_perfetto_packet(split_perfetto *s, const tread_perfetto_packet *pk)
         return spf_nomem(s);
     s->n_used = 0;
     s->own_desc_seen = s->own_desc_pid = 0;
+    s->ev_n = 0;
     s->have = 1;
     return 0;
 }
@@ -437,6 +472,12 @@ int split_perfetto_event(split_perfetto *s, const tread_event *ev)
         !s->own_desc_seen) {
         s->own_desc_seen = 1;
         s->own_desc_pid = (ev->flags & TREAD_HAS_PID) != 0;
+    }
+    if (s->have && s->ev_n < 2) {
+        s->ev_kind[s->ev_n] = ev->kind;
+        s->ev_named[s->ev_n] = ev->name.len > 0;
+        s->ev_track[s->ev_n] = (ev->flags & TREAD_HAS_TRACK) ? ev->track_uuid : 0;
+        s->ev_n++;
     }
     if (!(ev->flags & TREAD_HAS_TRACK) || !ev->track_uuid || !s->have)
         return 0;
@@ -506,6 +547,18 @@ void split_perfetto_print_warnings(const split_perfetto *s, FILE *f)
             fprintf(f, "tread: split: %" PRIu64 " %s\n", w[i].n, w[i].what);
 }
 
+uint64_t split_perfetto_lost(const split_perfetto *s)
+{
+    return s->st.state_ends_lost;
+}
+
+void split_perfetto_print_losses(const split_perfetto *s, FILE *f)
+{
+    if (s->st.state_ends_lost)
+        fprintf(f, "tread: left out %" PRIu64 " slice_end events: the implicit end of a "
+                "TYPE_STATE state begun in an earlier piece\n", s->st.state_ends_lost);
+}
+
 void split_perfetto_free(split_perfetto *s)
 {
     if (!s)
@@ -526,6 +579,8 @@ void split_perfetto_free(split_perfetto *s)
     free(s->seqs);
     free(s->tracks);
     free(s->tracks_arena.p);
+    free(s->rails);
+    free(s->rails_arena.p);
     for (size_t i = 0; i < SPLIT_PF_MAX_TRACE_PACKETS; i++)
         free(s->trace_pk[i].msg.p);
     for (size_t i = 0; i < SPLIT_PF_CLOCK_SNAPSHOTS; i++)

@@ -39,6 +39,8 @@
 #define SPLIT_PF_MAX_REFS 65536           /* interned references of one packet */
 #define SPLIT_PF_MAX_PACKET_TRACKS 1024   /* tracks used by one packet */
 #define SPLIT_PF_MAX_PARENT_DEPTH 64      /* track parents followed */
+#define SPLIT_PF_MAX_RAILS 1024           /* PowerRails descriptors: the
+                                             decoder's PF_SYS_MAX_RAILS */
 
 typedef struct split_perfetto split_perfetto;
 
@@ -59,6 +61,9 @@ typedef struct split_perfetto_stats {
     uint64_t counters_not_kept, clocks_not_kept;
     uint64_t unwalkable_packets; /* malformed: every entry of the sequence given */
     uint64_t clock_shift_inexact;
+    /* a loss (doc/convert.md): the implicit end of a TYPE_STATE state that
+     * began in an earlier piece (the piece's decoder has no open state) */
+    uint64_t state_ends_lost;
 } split_perfetto_stats;
 
 /* sp's suffix should be "pftrace". NULL when out of memory. */
@@ -74,6 +79,11 @@ const char *split_perfetto_error(const split_perfetto *s);
 const split_perfetto_stats *split_perfetto_get_stats(const split_perfetto *s);
 /* Prints one line per kind of counted warning ("tread: split: ..."). */
 void split_perfetto_print_warnings(const split_perfetto *s, FILE *f);
+/* Events left out of the pieces (state_ends_lost), for --strict. */
+uint64_t split_perfetto_lost(const split_perfetto *s);
+/* Prints them as convert's losses ("tread: left out N KIND events:
+ * REASON"), whatever -q says. */
+void split_perfetto_print_losses(const split_perfetto *s, FILE *f);
 void split_perfetto_free(split_perfetto *s);
 
 #endif

@@ -22,6 +22,7 @@ enum {
     F_LEGACY_CLEAR = 41,
     F_THREAD_DESC = 44,
     F_CLOCK_ID = 58,
+    F_POWER_RAILS = 40,
     F_DEFAULTS = 59,
     F_TRACK_DESC = 60
 };
@@ -254,7 +255,16 @@ typedef struct track {
     size_t off, len;           /* the TrackDescriptor, in tracks_arena */
     uint64_t piece;
     int parent_known;          /* its parent was described before it last was */
+    uint64_t state_piece;      /* a TYPE_STATE state open on it, begun in
+                                  this piece (number + 1; 0: none open) */
 } track;
+
+typedef struct spf_rail {      /* a PowerRails descriptor in force */
+    uint32_t index;
+    size_t off, len;           /* its bytes, in rails_arena */
+    int kept;                  /* 0: over SPLIT_PF_MAX_STATE_BYTES */
+    uint64_t piece;
+} spf_rail;
 
 typedef struct saved {         /* a trace-level packet or global snapshot */
     uint32_t field, seq;
@@ -281,6 +291,10 @@ struct split_perfetto {
     buf tracks_arena;
     uint64_t held;             /* state bytes held, all sequences and tracks */
 
+    spf_rail *rails;           /* SPLIT_PF_MAX_RAILS, made at the first */
+    size_t n_rails;
+    buf rails_arena;
+
     saved trace_pk[SPLIT_PF_MAX_TRACE_PACKETS];
     size_t n_trace;
     size_t trace_bytes;
@@ -294,6 +308,13 @@ struct split_perfetto {
     uint64_t used_tracks[SPLIT_PF_MAX_PACKET_TRACKS];
     size_t n_used;
     uint64_t own_track;        /* the TrackDescriptor the packet holds */
+    /* its first two events, for TYPE_STATE (kind, named, track) */
+    int ev_n;
+    tread_event_kind ev_kind[2];
+    int ev_named[2];
+    uint64_t ev_track[2];
+    const unsigned char *rails_msg; /* its power_rails the decoder reads */
+    size_t rails_len;
     int own_desc_seen;         /* its event: seen, and with a pid (the */
     int own_desc_pid;          /* decoder found its parent's) */
 
@@ -371,6 +392,9 @@ counter *spf_counter_get(split_perfetto *s, seqst *q, uint64_t uuid);
 void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size_t n,
                       te_counter *tc);
 void spf_advance(split_perfetto *s, te_value *v);
+const unsigned char *spf_rails_of(const unsigned char *p, size_t n, size_t *len);
+int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *out);
+int spf_rails_note(split_perfetto *s, const unsigned char *m, size_t n);
 int spf_rewrite_counters(split_perfetto *s, const unsigned char *p, size_t n,
                          const te_counter *tc, buf *out);
 

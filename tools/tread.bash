@@ -70,8 +70,8 @@ _tread()
     case $cmd in
         stats) own="--json --top -j --jobs" ;;
         cat) own="--kind --name --cat --pid --tid --start --end --limit --fields --packets" ;;
-        convert) own="--to --max-interned" ;;
-        split) own="--max-bytes --max-total-bytes --to --max-interned" ;;
+        convert) own="--to --max-interned --max-frame-bytes" ;;
+        split) own="--max-bytes --max-total-bytes --to --max-interned --max-frame-bytes" ;;
         help)
             COMPREPLY=($(compgen -W "stats cat convert split" -- "$cur"))
             return ;;

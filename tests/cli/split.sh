@@ -217,6 +217,140 @@ check "FXT: the whole has events" [ "$(wc -l < "$tmp/a")" -gt 200 ]
 "$TREAD" split -q --to json --max-bytes 4K "$tmp/t.fxt" "$tmp/j" > "$tmp/list"
 check "FXT --to json: JSON pieces" grep -q '\.json$' "$tmp/list"
 
+# JSON stackFrames: a piece carries, once each, the frames its events use
+# (sf, esf) and those defined while it is open, each with its parent chain,
+# in its own top-level stackFrames;
+# frames defined after the events that use them are counted; past
+# --max-frame-bytes, definitions are a counted loss (an error with --strict)
+python3 - "$tmp/sf.json" <<'PY'
+import json, sys
+frames = {"1": {"name": "main", "category": "app"}}
+for i in range(2, 60):
+    frames[str(i)] = {"name": "f%d" % i, "category": "app", "parent": str(i // 2)}
+ev = [{"ph": "X", "name": "e%d" % i, "ts": i, "dur": 1, "pid": 1, "tid": 1,
+       "sf": str(2 + i % 58), "args": {}} for i in range(400)]
+ev.append({"ph": "X", "name": "late", "ts": 500, "dur": 1, "pid": 1, "tid": 1,
+           "sf": "99", "args": {}})
+ev.append({"ph": "X", "name": "nowhere", "ts": 501, "dur": 1, "pid": 1, "tid": 1,
+           "sf": "404", "args": {}})
+# frames first, then the events, then one frame more, used before it (in
+# the same piece: carried), and a frame defined nowhere (counted)
+open(sys.argv[1], "w").write('{"stackFrames":' + json.dumps(frames) +
+                             ',"traceEvents":' + json.dumps(ev) +
+                             ',"samples":[],"stackFrames":{"99":{"name":"late","parent":"3"}}}')
+PY
+rm -f "$tmp"/p-*
+"$TREAD" split --max-bytes 2K "$tmp/sf.json" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "stackFrames: split succeeds" [ $? -eq 0 ]
+check "stackFrames: the use of a frame defined nowhere is counted" \
+    grep -q "^tread: warning: 1 stack frame references are not in the piece" "$tmp/err"
+python3 - "$tmp/list" > "$tmp/sfcheck" <<'PY'
+import json, sys
+pieces = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+defined, seen = {}, set()
+bad = []
+for p in pieces:
+    d = json.load(open(p))
+    fr = d.get("stackFrames", {})
+    used = {e["sf"] for e in d["traceEvents"] if "sf" in e}
+    need = set()
+    for u in used | (set(fr) - seen): # its events' frames, those first here
+        while u is not None and u not in need and (u in fr or u in defined):
+            need.add(u)
+            u = (fr.get(u) or defined.get(u)).get("parent")
+    for k, v in fr.items():
+        if k not in need and k in seen:
+            bad.append("%s repeats frame %s it does not use" % (p, k))
+        if v.get("parent") and v["parent"] not in fr:
+            bad.append("%s: frame %s without its parent" % (p, k))
+    for u in used:
+        if u not in fr and u != "404":
+            bad.append("%s lacks frame %s" % (p, u))
+    defined.update(fr)
+    seen |= set(fr)
+print("pieces %d frames %d" % (len(pieces), len(defined)))
+print("\n".join(bad))
+PY
+check "stackFrames: several pieces, every frame carried" grep -q "^pieces [0-9][0-9]* frames 60$" "$tmp/sfcheck"
+check "stackFrames: each piece has its frames and their parents, nothing else repeated" \
+    [ "$(wc -l < "$tmp/sfcheck")" -eq 2 ] && [ -z "$(sed -n 2p "$tmp/sfcheck")" ]
+"$TREAD" convert -q --to json "$tmp/sf.json" "$tmp/sf.out.json" 2> "$tmp/err"
+check "stackFrames: convert --to json keeps all 60, without a loss" \
+    [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["stackFrames"]))' "$tmp/sf.out.json")" = 60 ]
+check "stackFrames: convert --to json says no loss of them" [ ! -s "$tmp/err" ]
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 2K --max-frame-bytes 1K "$tmp/sf.json" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "--max-frame-bytes: exit 0" [ $? -eq 0 ]
+check "--max-frame-bytes: the definitions past it are a counted loss, even with -q" \
+    grep -q "^tread: left out [0-9]* stack_frame events: stack frame definitions beyond --max-frame-bytes" "$tmp/err"
+"$TREAD" split -q --strict --max-bytes 2K --max-frame-bytes 1K "$tmp/sf.json" "$tmp/p" > /dev/null 2>&1
+check "--max-frame-bytes with --strict: exit 1" [ $? -eq 1 ]
+"$TREAD" cat --max-frame-bytes 1K "$tmp/sf.json" > /dev/null 2>&1
+check "--max-frame-bytes on cat: a usage error" [ $? -eq 2 ]
+
+# Perfetto TYPE_STATE: a state event ends the state open on its track; a
+# piece whose track's state began in an earlier piece lacks that end: a
+# loss said even with -q, an error with --strict
+python3 - "$tmp/state.pftrace" <<'PY'
+import sys
+def varint(v):
+    b = b""
+    while True:
+        b += bytes([(v & 0x7f) | (0x80 if v > 0x7f else 0)])
+        v >>= 7
+        if not v:
+            return b
+def field(n, w, v):
+    return varint(n << 3 | w) + (varint(v) if w == 0 else varint(len(v)) + v)
+def packet(body):
+    return field(1, 2, field(10, 0, 1) + body)
+out = packet(field(60, 2, field(1, 0, 5) + field(2, 2, b"states")))
+for i in range(200):
+    te = field(9, 0, 5) + field(11, 0, 5) + field(23, 2, b"state-%d" % (i % 3))
+    out += packet(field(8, 0, 1000 + i) + field(11, 2, te))
+open(sys.argv[1], "wb").write(out)
+PY
+"$TREAD" cat -q "$tmp/state.pftrace" | grep -c '"kind":"slice_end"' > "$tmp/ends.whole"
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 1K "$tmp/state.pftrace" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "TYPE_STATE: split succeeds" [ $? -eq 0 ]
+n=$(wc -l < "$tmp/list")
+ends=0
+while read -r piece; do
+    ends=$((ends + $("$TREAD" cat -q "$piece" | grep -c '"kind":"slice_end"')))
+done < "$tmp/list"
+lost=$(sed -n 's/^tread: left out \([0-9]*\) slice_end events: the implicit end of a TYPE_STATE state.*/\1/p' "$tmp/err")
+check "TYPE_STATE: several pieces ($n), each losing one end, said ($lost)" \
+    [ "$n" -gt 3 ] && [ "$lost" = $((n - 1)) ]
+check "TYPE_STATE: the pieces' ends plus those said are the whole's" \
+    [ $((ends + lost)) -eq "$(cat "$tmp/ends.whole")" ]
+"$TREAD" split -q --strict --max-bytes 1K "$tmp/state.pftrace" "$tmp/p" > /dev/null 2>&1
+check "TYPE_STATE: with --strict, an error" [ $? -eq 1 ]
+
+# a large record whose header declares 3.8 MB, cut by the end of a
+# 298-byte input (fuzz_convert found the pieces padding it out to its
+# declared size): the pieces stop where the input does
+python3 - "$tmp/cut.fxt" <<'PY'
+import sys
+open(sys.argv[1], "wb").write(bytes.fromhex(
+    "1000044678541600200011000000400070726f76000000002100000000001000"
+    "044678541600201011000000400070726f7673000000210000000000000000ca"
+    "9a3b000000002200010003000000636174000000000000000000000000000000"
+    "000000000000706f72745f706179ffffffffffffffffffff917d000000000000"
+    "0000000022000200040000006e616d650000000000000000ca9a3b0000000022"
+    "00010003000000636174000000000022000200040000006e616d650000000022"
+    "0003000500000076616c7565000000656163652e2ed625767d094ba1731dc868"
+    "276bfb0000003a5486649ad5e0d410d3b9073ffc12b57ffa91d0f3744f667472"
+    "6163652e7265706f72745f706179ffffffffffffffffffff917df199877ab343"
+    "08bd43e6fb816f1c4600"))
+PY
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 256 "$tmp/cut.fxt" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "FXT cut large record: split succeeds" [ $? -eq 0 ]
+total=$(cat $(cat "$tmp/list") | wc -c)
+check "FXT cut large record: pieces ($total bytes) within the input plus a header per piece" \
+    [ "$total" -le $(( $(wc -c < "$tmp/cut.fxt") + 8 * $(wc -l < "$tmp/list") + 64 )) ]
+
 # --max-total-bytes: a breach is a clear error, not a full disk
 rm -f "$tmp"/p-*
 "$TREAD" split -q --max-bytes 1K --max-total-bytes 5K "$tmp/m.json" "$tmp/p" > "$tmp/list" 2> "$tmp/err"

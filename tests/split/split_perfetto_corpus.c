@@ -51,7 +51,7 @@ int main(int argc, char **argv)
             pieces_mem pm;
             split_perfetto_stats st;
             if (split_pf_run(in, len, sizes[k], 0, &pm, &st, err, sizeof err) ||
-                split_pf_verify(in, len, &pm, sizes[k], err, sizeof err)) {
+                split_pf_verify(in, len, &pm, sizes[k], &st, err, sizeof err)) {
                 printf("FAIL %s at %llu bytes: %s\n", argv[i], (unsigned long long)sizes[k], err);
                 ok = 0;
             } else if (k == 0) {

@@ -333,8 +333,9 @@ static int failf(char *err, size_t errlen, const char *fmt, ...)
 }
 
 int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t max_bytes,
-                    char *err, size_t errlen)
+                    const split_perfetto_stats *st, char *err, size_t errlen)
 {
+    size_t state_ends = 0;
     hset facts = {0};
     coll whole;
     memset(&whole, 0, sizeof whole);
@@ -371,7 +372,7 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
                     char *ta = events_text(mp->data, mp->len, i);
                     char *tb = events_text(in, len, j + m);
                     if (state_end_only(ta, tb, a->events, b->events)) {
-                        split_pf_state_ends++;
+                        state_ends++;
                         free(ta);
                         free(tb);
                         m++;
@@ -403,6 +404,11 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
     }
     if (rc == 0 && j != whole.n)
         rc = failf(err, errlen, "the pieces hold %zu input packets of %zu", j, whole.n);
+    /* a lost state end is a loss the split reports, exactly */
+    if (rc == 0 && st && st->state_ends_lost != state_ends)
+        rc = failf(err, errlen, "%zu TYPE_STATE ends are not in the pieces, the split "
+                   "reported %llu", state_ends, (unsigned long long)st->state_ends_lost);
+    split_pf_state_ends += state_ends;
     coll_free(&whole);
     free(facts.v);
     return rc;

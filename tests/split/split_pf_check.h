@@ -24,8 +24,8 @@
 /* Packets whose whole-file events begin with the end of a state (a
  * TrackEvent TYPE_STATE: the decoder ends the state open on its track)
  * opened in an earlier piece: a piece's parser cannot know that state, so
- * the piece gives the same events without that end (doc/convert.md),
- * counted by split_pf_verify. */
+ * the piece gives the same events without that end (doc/convert.md), a
+ * loss the split reports (state_ends_lost), counted by split_pf_verify. */
 extern size_t split_pf_state_ends;
 
 /* Splits in[0, len) (fed in chunks of `chunk` bytes, 0: whole) into *pm
@@ -38,9 +38,10 @@ int split_pf_run(const void *in, size_t len, uint64_t max_bytes, size_t chunk, p
  * after every stop, and finishes. */
 tread_status split_pf_feed(tread_parser *p, const unsigned char *in, size_t len, size_t chunk);
 
-/* Checks pm against in (the properties above). 0, or -1 with the first
- * difference in err. */
+/* Checks pm against in (the properties above) and, given the split's
+ * stats st, that the state ends the pieces lack are those it reported as
+ * lost. 0, or -1 with the first difference in err. */
 int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t max_bytes,
-                    char *err, size_t errlen);
+                    const split_perfetto_stats *st, char *err, size_t errlen);
 
 #endif

@@ -63,6 +63,8 @@ int main(int argc, char **argv)
         return 1;
     }
     split_perfetto_print_warnings(r.s, stderr);
+    split_perfetto_print_losses(r.s, stderr);
+    split_perfetto_stats sst = *split_perfetto_get_stats(r.s);
     split_perfetto_free(r.s);
     uint64_t n = split_pieces_count(sp);
     pieces_mem pm = {calloc(n ? n : 1, sizeof(mem_piece)), 0, n};
@@ -82,7 +84,7 @@ int main(int argc, char **argv)
     split_pieces_free(sp);
     size_t len;
     unsigned char *in = dump_read_file(argv[2], &len);
-    int rc = !in || split_pf_verify(in, len, &pm, max, err, sizeof err);
+    int rc = !in || split_pf_verify(in, len, &pm, max, &sst, err, sizeof err);
     if (rc)
         fprintf(stderr, "split_pf_drive: %s\n", in ? err : "cannot read the input");
     free(in);

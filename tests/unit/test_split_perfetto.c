@@ -163,12 +163,15 @@ static void trace_config(pb *t)
 static void split_check(const char *what, const pb *t, const uint64_t *sizes, size_t n,
                         pieces_mem *last, split_perfetto_stats *st)
 {
+    split_perfetto_stats own;
+    if (!st)
+        st = &own;
     for (size_t i = 0; i < n; i++) {
         pieces_mem pm;
         char err[4096];
         int rc = split_pf_run(t->data, t->len, sizes[i], 0, &pm, st, err, sizeof err);
         CHECK(rc == 0);
-        if (rc == 0 && split_pf_verify(t->data, t->len, &pm, sizes[i], err, sizeof err)) {
+        if (rc == 0 && split_pf_verify(t->data, t->len, &pm, sizes[i], st, err, sizeof err)) {
             fprintf(stderr, "%s at %llu: %s\n", what, (unsigned long long)sizes[i], err);
             CHECK(0);
         }
@@ -486,6 +489,96 @@ static void test_oversize(void)
     pb_free(&t);
 }
 
+/* TYPE_STATE: a named state ends the state open on its track (an unnamed
+ * slice_end first). A piece's decoder has none open at its start, so the
+ * first state event of a track in a piece loses that end when the state
+ * began in an earlier piece: a loss the split reports, exactly as many as
+ * the pieces lack (split_pf_verify compares them), none in one piece. */
+static void test_state_ends(void)
+{
+    pb t;
+    pb_init(&t);
+    process_track(&t, 7, 71, 7, "proc");
+    child_track(&t, 7, 72, 71, "states", -1);
+    child_track(&t, 7, 73, 71, "other", -1);
+    clear_seq(&t, 7, 10, "st", 3, 4, 0, 0);
+    for (int i = 0; i < 60; i++)
+        track_event(&t, 7, 100 + (uint64_t)i, 5, 1 + (uint64_t)(i % 3), i % 4 ? 72 : 73, 0);
+    pieces_mem pm;
+    split_perfetto_stats st;
+    static const uint64_t one[] = {1u << 20};
+    split_check("state ends", &t, one, 1, &pm, &st);
+    CHECK(pm.n == 1 && st.state_ends_lost == 0);
+    pieces_mem_free(&pm);
+    size_t before = split_pf_state_ends;
+    split_check("state ends", &t, down, 4, &pm, &st);
+    CHECK(pm.n > 3);
+    /* both tracks lose their first end in every piece but the first */
+    CHECK(st.state_ends_lost >= pm.n - 1 && st.state_ends_lost <= 2 * (pm.n - 1));
+    CHECK(split_pf_state_ends > before);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+/* PowerRails: the decoder keeps each rail's name for the whole parse and
+ * energy data names only the index, so a piece with energy data of a rail
+ * described in an earlier piece gets that rail's last descriptor first
+ * (renamed once here), and nothing else: a rail the piece does not use is
+ * not repeated. A second descriptor in a group-bearing message, and energy
+ * data in a packet whose power_rails does not decode (not read). */
+static void rails_packet(pb *t, uint64_t ts, int described, const int *idx, int n,
+                         const char *rename)
+{
+    size_t m, r, e;
+    packet_begin(t, &m, 0, ts, 0);
+    r = pb_begin(t, 40);
+    for (int i = 0; described && i < 3; i++) {
+        e = pb_begin(t, 1);
+        pb_varint(t, 1, (uint64_t)i);
+        pb_string(t, 2, i == 1 && rename ? rename : i == 0 ? "rail_zero" : i == 1 ? "rail_one"
+                                                                        : "rail_two");
+        pb_end(t, e);
+    }
+    for (int i = 0; i < n; i++) {
+        e = pb_begin(t, 2);
+        pb_varint(t, 1, (uint64_t)idx[i]);
+        pb_varint(t, 2, 7 + (uint64_t)i);
+        pb_varint(t, 3, 1000 + ts);
+        pb_end(t, e);
+    }
+    pb_end(t, r);
+    pb_end(t, m);
+}
+
+static void test_rails(void)
+{
+    pb t;
+    pb_init(&t);
+    trace_config(&t);
+    rails_packet(&t, 100, 1, NULL, 0, NULL);
+    static const int one[] = {1}, zero_one[] = {0, 1};
+    for (int i = 0; i < 30; i++)
+        rails_packet(&t, 200 + (uint64_t)i, 0, i % 3 ? one : zero_one, i % 3 ? 1 : 2, NULL);
+    rails_packet(&t, 300, 1, NULL, 0, "rail_one_renamed");
+    for (int i = 0; i < 30; i++)
+        rails_packet(&t, 400 + (uint64_t)i, 0, one, 1, NULL);
+    static const uint64_t small[] = {150, 400, 900, 1u << 20, 200};
+    pieces_mem pm;
+    split_perfetto_stats st;
+    split_check("rails", &t, small, 5, &pm, &st);
+    CHECK(pm.n > 10);
+    size_t two = 0, renamed = 0, old = 0;
+    for (size_t k = 1; k < pm.n; k++) {
+        two += piece_has(&pm.piece[k], "rail_two");
+        renamed += piece_has(&pm.piece[k], "rail_one_renamed");
+        old += piece_has(&pm.piece[k], "rail_one") && !piece_has(&pm.piece[k], "rail_one_renamed");
+    }
+    CHECK(two <= 2); /* no energy data names it: only in the input's two packets */
+    CHECK(renamed > 3 && old > 3); /* each piece the name in force */
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* The checker fails where it must: a piece that lost a packet, and pieces
  * whose interned name was changed (mutations of correct pieces). */
 static void test_checker(void)
@@ -499,23 +592,23 @@ static void test_checker(void)
     pieces_mem pm;
     char err[4096];
     CHECK(split_pf_run(t.data, t.len, 400, 0, &pm, NULL, err, sizeof err) == 0);
-    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) == 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, NULL, err, sizeof err) == 0);
     CHECK(pm.n > 2);
     /* a piece whose interned name says otherwise */
     for (size_t k = 1; k < pm.n; k++)
         for (size_t i = 0; i + 4 <= pm.piece[k].len; i++)
             if (memcmp(pm.piece[k].data + i, "chk-", 4) == 0)
                 pm.piece[k].data[i] = 'X';
-    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) != 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, NULL, err, sizeof err) != 0);
     /* a piece left out */
     free(pm.piece[1].data);
     memmove(&pm.piece[1], &pm.piece[2], (pm.n - 2) * sizeof pm.piece[0]);
     pm.n--;
-    CHECK(split_pf_verify(t.data, t.len, &pm, 400, err, sizeof err) != 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 400, NULL, err, sizeof err) != 0);
     /* a smaller limit than the pieces have */
     pieces_mem_free(&pm);
     CHECK(split_pf_run(t.data, t.len, 400, 0, &pm, NULL, err, sizeof err) == 0);
-    CHECK(split_pf_verify(t.data, t.len, &pm, 100, err, sizeof err) != 0);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 100, NULL, err, sizeof err) != 0);
     pieces_mem_free(&pm);
     pb_free(&t);
 }
@@ -531,6 +624,8 @@ int main(void)
     test_parent_later();
     test_counters();
     test_oversize();
+    test_rails();
+    test_state_ends();
     test_checker();
     return TEST_EXIT();
 }
