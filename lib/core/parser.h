@@ -46,6 +46,7 @@ struct tread_parser {
     int state;
     int pause_in_finish;
     int stop_requested;
+    uint32_t ftrace_texts;      /* ftrace decoders created (tread_ftrace_line.text) */
 
     /* compression stage */
     unsigned char head[4];
