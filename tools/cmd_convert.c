@@ -332,8 +332,8 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
             fprintf(stderr, "tread: left out %llu ftrace lines: longer than "
                     "--max-line-bytes (the decoder skips them, with a warning)\n",
                     (unsigned long long)text_lost);
-        if (split_ftrace_header_dropped(r.ft))
-            fprintf(stderr, "tread: warning: %llu ftrace header lines are not "
+        if (!opt->quiet && split_ftrace_header_dropped(r.ft))
+            fprintf(stderr, "tread: note: %llu ftrace header lines are not "
                     "repeated in later pieces (over %u bytes, or half of "
                     "--max-bytes)\n",
                     (unsigned long long)split_ftrace_header_dropped(r.ft),
