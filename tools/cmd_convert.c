@@ -358,11 +358,13 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
      * after an output error the one error says it all */
     if (rc != EXIT_USAGE && !output_failed)
         convert_sink_print_losses(&sink, stderr);
-    split_pieces *sp = sink.sp ? sink.sp : r.sp;
-    if (sp && split_pieces_oversized(sp))
+    /* (a container split as text writes through both) */
+    uint64_t oversized = (sink.sp ? split_pieces_oversized(sink.sp) : 0) +
+                         (r.sp ? split_pieces_oversized(r.sp) : 0);
+    if (oversized)
         fprintf(stderr, "tread: warning: %llu pieces are larger than "
                 "--max-bytes: each holds one record larger on its own\n",
-                (unsigned long long)split_pieces_oversized(sp));
+                (unsigned long long)oversized);
     if (!opt->quiet && sink.cp.intern_resets)
         fprintf(stderr, "tread: note: the interning table filled up %llu "
                 "times (--max-interned): the sequence state was cleared\n",

@@ -211,6 +211,18 @@ check "systrace HTML: the JSON block's 40 slices are in the JSON pieces" [ "$(gr
 check "systrace HTML: the process dump's names are in the JSON pieces" \
     sh -c "grep -q '\"meta_str\":\"surfaceflinger\"' '$tmp/j' && grep '\"kind\":\"metadata\"' '$tmp/j' | grep -q '\"tid\":598'"
 
+# an oversize line in a container with JSON pieces too: still said
+python3 - "$tmp/o.html" "$tmp/l.txt" <<'PY'
+import sys, json
+js = json.dumps({"traceEvents": [{"ph": "X", "name": "s", "ts": 1, "dur": 1, "pid": 1, "tid": 1}]})
+open(sys.argv[1], "w").write('<!DOCTYPE html>\n<html><body>\n<script class="trace-data" type="application/text">\n'
+    + js + '\n</script>\n<script class="trace-data" type="application/text">\n'
+    + open(sys.argv[2]).read() + '</script>\n</body></html>\n')
+PY
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 256 "$tmp/o.html" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "systrace HTML with JSON pieces: an oversize text line is said" grep -q "1 pieces are larger than --max-bytes" "$tmp/err"
+
 # --- compressed containers: ctrace and base64+zlib blocks, inflated -----
 python3 - "$tmp/x.ctrace" "$tmp/z.html" "$tmp/k.txt" <<'PY'
 import sys, zlib, base64
