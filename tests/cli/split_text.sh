@@ -222,6 +222,7 @@ PY
 rm -f "$tmp"/p-*
 "$TREAD" split -q --max-bytes 256 "$tmp/o.html" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
 check "systrace HTML with JSON pieces: an oversize text line is said" grep -q "1 pieces are larger than --max-bytes" "$tmp/err"
+check "systrace HTML whose first block is JSON: its text still in .txt pieces" grep -q '\.txt$' "$tmp/list"
 
 # --- compressed containers: ctrace and base64+zlib blocks, inflated -----
 python3 - "$tmp/x.ctrace" "$tmp/z.html" "$tmp/k.txt" <<'PY'
