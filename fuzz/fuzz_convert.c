@@ -4,7 +4,9 @@
  * through the converters (tools/convert_sink.c, convert_json.c,
  * convert_perfetto.c) into files, once whole and once split into pieces;
  * FXT and Perfetto input is also split into its own format
- * (tools/split_fxt.c, tools/split_perfetto.c). Nothing may crash, and the
+ * (tools/split_fxt.c, tools/split_perfetto.c), and the ftrace text of
+ * ftrace and systrace input into ftrace text pieces (tools/split_ftrace.c:
+ * each must be read as ftrace text, sniffed). Nothing may crash, and the
  * outputs must keep the split contract (doc/convert.md):
  *
  * - every output (the whole one and each piece) reads back with tread,
@@ -37,6 +39,7 @@
 #include "convert_sink.h"
 #include "harness.h"
 #include "ndjson_writer.h"
+#include "split_ftrace.h"
 #include "split_fxt.h"
 #include "split_perfetto.h"
 
@@ -87,6 +90,8 @@ typedef struct digests {
     unsigned cur_piece;
     int unknown_ok;      /* the unknown-phase warning is expected */
     int strict;          /* any warning fails */
+    int only_ftrace;     /* digest only events of ftrace text */
+    tread_format want;   /* the format read_back must sniff (0: any) */
     ndjson_writer w;
     out_buf *ob;
     FILE *mem;
@@ -108,6 +113,8 @@ static uint64_t fnv(const void *p, size_t n)
 static int digest_event(void *user, const tread_event *ev)
 {
     digests *d = user;
+    if (d->only_ftrace && ev->format != TREAD_FORMAT_FTRACE)
+        return 0;
     if (fseeko(d->mem, 0, SEEK_SET) != 0)
         abort();
     out_buf_init(d->ob, d->mem);
@@ -189,6 +196,13 @@ static int read_back(const char *path, tread_format format, digests *d, int allo
                 tread_error_name(tread_get_error(p)),
                 (unsigned long long)tread_get_error_offset(p), tread_get_error_message(p));
         fuzz_fail("an output does not read back");
+    }
+    tread_stats sst;
+    tread_get_stats(p, &sst);
+    if (d->want && sst.format != d->want) {
+        fprintf(stderr, "fuzz_convert: %s is read as %s\n", path,
+                tread_format_name(sst.format));
+        fuzz_fail("a piece is not read as its own format");
     }
     tread_parser_free(p);
     return 0;
@@ -321,6 +335,7 @@ typedef struct native {
     split_pieces *sp;
     split_fxt *fxt;
     split_perfetto *pf;
+    split_ftrace *ft;
     const char *prefix;
     uint64_t max_bytes;
     int failed;
@@ -339,7 +354,7 @@ static int start(native *n, const char *suffix)
 static int nat_fxt(void *user, const tread_fxt_record *rec)
 {
     native *n = user;
-    if (!n->fxt && !n->pf) {
+    if (!n->fxt && !n->pf && !n->ft) {
         start(n, "fxt");
         if (!(n->fxt = split_fxt_new(n->sp)))
             abort();
@@ -360,12 +375,25 @@ static int nat_blob(void *user, const tread_blob *b)
 static int nat_packet(void *user, const tread_perfetto_packet *pk)
 {
     native *n = user;
-    if (!n->fxt && !n->pf) {
+    if (!n->fxt && !n->pf && !n->ft) {
         start(n, "pftrace");
         if (!(n->pf = split_perfetto_new(n->sp)))
             abort();
     }
     if (n->pf && split_perfetto_packet(n->pf, pk) != 0)
+        n->failed = 1;
+    return n->failed;
+}
+
+static int nat_line(void *user, const tread_ftrace_line *l)
+{
+    native *n = user;
+    if (!n->fxt && !n->pf && !n->ft) {
+        start(n, "txt");
+        if (!(n->ft = split_ftrace_new(n->sp)))
+            abort();
+    }
+    if (n->ft && split_ftrace_line(n->ft, l) != 0)
         n->failed = 1;
     return n->failed;
 }
@@ -390,7 +418,8 @@ static unsigned split_native(const uint8_t *data, size_t size, const char *prefi
         abort();
     configure_input(p);
     const tread_callbacks cb = {.event = nat_event, .fxt_record = nat_fxt,
-                                .blob = nat_blob, .perfetto_packet = nat_packet};
+                                .blob = nat_blob, .perfetto_packet = nat_packet,
+                                .ftrace_line = nat_line};
     tread_set_callbacks(p, &cb, &n);
     tread_status st = tread_feed(p, data, size);
     if (st == TREAD_STATUS_OK)
@@ -403,7 +432,10 @@ static unsigned split_native(const uint8_t *data, size_t size, const char *prefi
         pieces = (unsigned)split_pieces_count(n.sp);
     if (!n.failed && n.pf && split_perfetto_finish(n.pf) == 0)
         pieces = (unsigned)split_pieces_count(n.sp);
-    *ext = n.fxt ? "fxt" : "pftrace";
+    if (!n.failed && n.ft && split_ftrace_finish(n.ft) == 0)
+        pieces = (unsigned)split_pieces_count(n.sp);
+    *ext = n.fxt ? "fxt" : n.ft ? "txt" : "pftrace";
+    split_ftrace_free(n.ft);
     split_fxt_free(n.fxt);
     split_perfetto_free(n.pf);
     split_pieces_free(n.sp);
@@ -473,7 +505,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         digests w, s;
         digests_init(&w);
         digests_init(&s);
-        tread_format nf = strcmp(next, "fxt") == 0 ? TREAD_FORMAT_FXT : TREAD_FORMAT_PERFETTO;
+        int text = strcmp(next, "txt") == 0;
+        /* ftrace text: the input sniffed (ftrace or a container), its
+         * ftrace events against the pieces', each piece sniffed */
+        tread_format nf = text ? TREAD_FORMAT_UNKNOWN
+                          : strcmp(next, "fxt") == 0 ? TREAD_FORMAT_FXT : TREAD_FORMAT_PERFETTO;
+        w.only_ftrace = text;
+        s.want = text ? TREAD_FORMAT_FTRACE : TREAD_FORMAT_UNKNOWN;
         /* an input that stops with an error: its pieces hold the records
          * before it; only a clean input is compared */
         if (read_back(in, nf, &w, 1) == 0) {

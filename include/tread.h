@@ -574,6 +574,7 @@ typedef enum tread_option {
 typedef struct tread_json_raw tread_json_raw;
 typedef struct tread_perfetto_packet tread_perfetto_packet; /* tread/perfetto.h */
 typedef struct tread_fxt_record tread_fxt_record;           /* tread/fxt.h */
+typedef struct tread_ftrace_line tread_ftrace_line;         /* tread/ftrace.h */
 
 /* A piece of a blob (FXT blob and large blob records): large payloads are
  * never buffered whole, they arrive in pieces of at most a few KiB, in
@@ -609,6 +610,10 @@ typedef struct tread_callbacks {
     int (*perfetto_packet)(void *user, const tread_perfetto_packet *pkt);
     /* Raw hook: every FXT record, before the events made from it. */
     int (*fxt_record)(void *user, const tread_fxt_record *rec);
+    /* Raw hook: every line of ftrace text (top-level or in a container),
+     * before the event made from it. A stop asked for on a line that
+     * gives no event waits for the next event. */
+    int (*ftrace_line)(void *user, const tread_ftrace_line *line);
 } tread_callbacks;
 
 typedef enum tread_status {

@@ -3,8 +3,9 @@
 # 24 point 3). For every file of ../shared/corpus (every format, Perfetto
 # difftests included) at three piece sizes (SIZES), tests/split_check.py
 # checks that the pieces, read one after another, give exactly the events
-# of the whole (the file itself for a split into its own format, FXT and
-# Perfetto; the whole `tread convert --to json` for a split through the
+# of the whole (the file itself for a split into its own format, FXT,
+# Perfetto, and ftrace text: ftrace files and the systrace containers'
+# text blocks; the whole `tread convert --to json` for a split through the
 # JSON conversion), every field, in order, after dropping duplicate
 # metadata; that every piece is within --max-bytes unless it holds one
 # record; and that the total is within the default --max-total-bytes.

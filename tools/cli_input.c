@@ -202,6 +202,12 @@ static int packet_trampoline(void *user, const tread_perfetto_packet *pk)
     return in->on_packet(in->event_user, pk);
 }
 
+static int ftrace_line_trampoline(void *user, const tread_ftrace_line *l)
+{
+    cli_input *in = user;
+    return in->hooks.on_ftrace_line(in->event_user, l);
+}
+
 static int fxt_trampoline(void *user, const tread_fxt_record *rec)
 {
     cli_input *in = user;
@@ -249,7 +255,9 @@ static int run(cli_input *in, const cli_options *opt, int allow_bar, cli_event_f
     tread_callbacks cb = {.event = event_trampoline, .warning = warning_trampoline,
                           .perfetto_packet = on_packet ? packet_trampoline : NULL,
                           .fxt_record = in->hooks.on_fxt_record ? fxt_trampoline : NULL,
-                          .blob = in->hooks.on_blob ? blob_trampoline : NULL};
+                          .blob = in->hooks.on_blob ? blob_trampoline : NULL,
+                          .ftrace_line = in->hooks.on_ftrace_line ? ftrace_line_trampoline
+                                                                  : NULL};
     tread_set_callbacks(in->parser, &cb, in);
 
     int fd;

@@ -22,6 +22,7 @@ typedef struct cli_hooks {
     cli_packet_fn on_packet;                                     /* may be NULL */
     int (*on_fxt_record)(void *user, const tread_fxt_record *rec); /* may be NULL */
     int (*on_blob)(void *user, const tread_blob *b);             /* may be NULL */
+    int (*on_ftrace_line)(void *user, const tread_ftrace_line *l); /* may be NULL */
 } cli_hooks;
 
 typedef struct cli_input {

@@ -8,11 +8,14 @@
 #include "cli_input.h"
 #include "commands.h"
 #include "convert_sink.h"
+#include "split_ftrace.h"
 #include "split_fxt.h"
 #include "split_perfetto.h"
 
 /* How a split writes its pieces: decided at the first record or event. */
-enum { MODE_UNDECIDED = 0, MODE_SINK, MODE_FXT, MODE_PERFETTO };
+enum { MODE_UNDECIDED = 0, MODE_SINK, MODE_FXT, MODE_PERFETTO,
+       MODE_TEXT /* ftrace text pieces for the lines, the sink (JSON
+                    pieces) for a container's other events */ };
 
 typedef struct guard_ctx {
     cli_input *in;
@@ -29,11 +32,15 @@ typedef struct run_ctx {
     split_pieces *sp;        /* native splits */
     split_fxt *fxt;
     split_perfetto *pf;
+    split_ftrace *ft;
+    int last_writer;         /* MODE_TEXT: 1 ftrace pieces, 2 the sink */
+    uint64_t piece_numbers;  /* MODE_TEXT: both writers' pieces, in order */
     int failed;              /* a native split failed: error holds why */
     char error[4096];
 } run_ctx;
 
 static uint64_t default_guard(void *user, const split_pieces *sp);
+static uint64_t text_guard(void *user, const split_pieces *sp);
 
 static int native_fail(run_ctx *r, const char *msg)
 {
@@ -55,6 +62,62 @@ static int start_pieces(run_ctx *r, const char *suffix)
     if (r->sink->guard)
         split_pieces_set_guard(r->sp, r->sink->guard, r->sink->guard_user);
     return 0;
+}
+
+/* ftrace text or a systrace container split without --to: the lines of
+ * its ftrace texts into ftrace text pieces (split_ftrace.c), a
+ * container's other events (JSON blocks, process dumps) through the sink
+ * into JSON pieces. Both count against one --max-total-bytes. */
+static int start_text(run_ctx *r)
+{
+    r->sink->guard = text_guard;
+    r->sink->guard_user = r;
+    r->sink->piece_numbers = &r->piece_numbers;
+    if (start_pieces(r, "txt") != 0)
+        return 1;
+    split_pieces_share_numbers(r->sp, &r->piece_numbers);
+    if (!(r->ft = split_ftrace_new(r->sp)))
+        return native_fail(r, "out of memory");
+    r->mode = MODE_TEXT;
+    return 0;
+}
+
+/* Is this parse one to split as ftrace text (decided at its first line or
+ * event)? */
+static int text_input(const run_ctx *r)
+{
+    if (!r->prefix || r->opt->convert_to != CLI_TO_NONE)
+        return 0;
+    tread_stats st;
+    tread_get_stats(r->g->in->parser, &st);
+    return st.format == TREAD_FORMAT_FTRACE || st.format == TREAD_FORMAT_SYSTRACE;
+}
+
+/* MODE_TEXT: the pieces of the other writer may have grown since this
+ * one's guard last looked: make its next write ask again. */
+static void switch_writer(run_ctx *r, int to)
+{
+    split_pieces *sp = to == 1 ? r->sp : r->sink->sp;
+    if (r->last_writer != to && r->last_writer && sp)
+        split_pieces_set_max_total(sp, split_pieces_total(sp));
+    r->last_writer = to;
+}
+
+static int on_ftrace_line(void *user, const tread_ftrace_line *l)
+{
+    run_ctx *r = user;
+    if (r->mode == MODE_UNDECIDED) {
+        if (text_input(r)) {
+            if (start_text(r) != 0)
+                return 1;
+        } else {
+            r->mode = MODE_SINK;
+        }
+    }
+    if (r->mode != MODE_TEXT)
+        return 0;
+    switch_writer(r, 1);
+    return split_ftrace_line(r->ft, l) != 0 ? native_fail(r, split_ftrace_error(r->ft)) : 0;
 }
 
 /* FXT input split without --to: FXT pieces (split_fxt.c). */
@@ -105,6 +168,14 @@ static int on_event(void *user, const tread_event *ev)
     if (r->mode == MODE_PERFETTO)
         return split_perfetto_event(r->pf, ev) != 0
                    ? native_fail(r, split_perfetto_error(r->pf)) : 0;
+    if (r->mode == MODE_UNDECIDED && text_input(r) && start_text(r) != 0)
+        return 1;
+    if (r->mode == MODE_TEXT) {
+        if (ev->format == TREAD_FORMAT_FTRACE)
+            return 0; /* its line is in an ftrace piece */
+        switch_writer(r, 2);
+        return convert_sink_event(r->sink, ev) != 0;
+    }
     r->mode = MODE_SINK;
     return convert_sink_event(r->sink, ev) != 0;
 }
@@ -154,7 +225,7 @@ static uint64_t default_guard(void *user, const split_pieces *sp)
     tread_get_stats(g->in->parser, &st);
     uint64_t pieces = split_pieces_count(sp) + 1;
     st.bytes_decoded += decoded_extra(g->in->parser);
-    int same = *g->mode == MODE_FXT || *g->mode == MODE_PERFETTO ||
+    int same = *g->mode == MODE_FXT || *g->mode == MODE_PERFETTO || *g->mode == MODE_TEXT ||
                (st.format == TREAD_FORMAT_JSON && g->sink->to == CONVERT_TO_JSON) ||
                (st.format == TREAD_FORMAT_PERFETTO && g->sink->to == CONVERT_TO_PERFETTO);
     uint64_t factor = same ? SPLIT_TOTAL_FACTOR_SAME : SPLIT_TOTAL_FACTOR_CONVERT;
@@ -170,6 +241,24 @@ static uint64_t input_decoded(const cli_input *in)
     tread_stats st;
     tread_get_stats(in->parser, &st);
     return st.bytes_decoded;
+}
+
+/* MODE_TEXT: the guard of both writers, ftrace pieces and the sink's:
+ * the limit in force less what the other has written. */
+static uint64_t text_guard(void *user, const split_pieces *sp)
+{
+    run_ctx *r = user;
+    const split_pieces *other = sp == r->sp ? r->sink->sp : r->sp;
+    uint64_t lim;
+    if (r->opt->max_total_bytes > 0) {
+        lim = (uint64_t)r->opt->max_total_bytes;
+    } else {
+        lim = default_guard(r->g, sp);
+        if (other && lim != UINT64_MAX)
+            lim += split_pieces_count(other) * (uint64_t)SPLIT_PIECE_ALLOWANCE;
+    }
+    uint64_t o = other ? split_pieces_total(other) : 0;
+    return lim > o ? lim - o : 0;
 }
 
 /* Shared by convert and split: runs the parse into the sink. */
@@ -209,7 +298,8 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
      * their own format (the raw hooks) */
     const cli_hooks hooks = {.on_packet = prefix ? on_packet : NULL,
                              .on_fxt_record = prefix ? on_fxt_record : NULL,
-                             .on_blob = prefix ? on_blob : NULL};
+                             .on_blob = prefix ? on_blob : NULL,
+                             .on_ftrace_line = prefix ? on_ftrace_line : NULL};
     int rc = cli_input_run_hooks(&in, opt, !to_stdout || !isatty(STDOUT_FILENO),
                                  on_event, &hooks, &r);
     int close_rc = 0;
@@ -219,7 +309,13 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     else if (rc != EXIT_USAGE && r.mode == MODE_PERFETTO && !r.failed &&
              split_perfetto_finish(r.pf) != 0)
         native_fail(&r, split_perfetto_error(r.pf));
+    else if (rc != EXIT_USAGE && r.mode == MODE_TEXT && !r.failed &&
+             split_ftrace_finish(r.ft) != 0)
+        native_fail(&r, split_ftrace_error(r.ft));
+    else if (rc != EXIT_USAGE && r.mode == MODE_TEXT && !r.failed && sink.sp)
+        close_rc = convert_sink_close(&sink); /* a container's JSON pieces */
     else if (rc != EXIT_USAGE && r.mode != MODE_FXT && r.mode != MODE_PERFETTO &&
+             r.mode != MODE_TEXT &&
              !(prefix && rc != 0 && r.mode == MODE_UNDECIDED))
         close_rc = convert_sink_close(&sink); /* (a split of an input that
                                                  fails before its first
@@ -240,6 +336,24 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         fprintf(stderr, "tread: warning: more than %u bytes of FXT strings, "
                 "threads and kernel objects in force: later ones are not "
                 "repeated in the pieces that need them\n", SPLIT_FXT_MAX_DEFS_BYTES);
+    uint64_t text_lost = r.ft ? split_ftrace_too_long(r.ft) : 0;
+    if (r.ft && !output_failed) {
+        /* said even with -q: a loss (doc/convert.md) */
+        if (text_lost)
+            fprintf(stderr, "tread: left out %llu ftrace lines: longer than "
+                    "--max-line-bytes (the decoder skips them, with a warning)\n",
+                    (unsigned long long)text_lost);
+        if (!opt->quiet && split_ftrace_header_dropped(r.ft))
+            fprintf(stderr, "tread: note: %llu ftrace header lines are not "
+                    "repeated in later pieces (over %u bytes, or half of "
+                    "--max-bytes)\n",
+                    (unsigned long long)split_ftrace_header_dropped(r.ft),
+                    SPLIT_FTRACE_MAX_HEADER_BYTES);
+        if (!opt->quiet && split_ftrace_tracer_lines(r.ft))
+            fprintf(stderr, "tread: note: %llu pieces start with a '# tracer' "
+                    "line: the input's header does not say it is ftrace text\n",
+                    (unsigned long long)split_ftrace_tracer_lines(r.ft));
+    }
     if (in.parser) {
         tread_stats s;
         tread_get_stats(in.parser, &s);
@@ -259,11 +373,13 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         fprintf(stderr, "tread: warning: %llu stack frame references are not in the "
                 "piece that uses them (the frame is defined after that piece, or "
                 "nowhere)\n", (unsigned long long)frame_table_unresolved(sink.frames));
-    split_pieces *sp = sink.sp ? sink.sp : r.sp;
-    if (sp && split_pieces_oversized(sp))
+    /* (a container split as text writes through both) */
+    uint64_t oversized = (sink.sp ? split_pieces_oversized(sink.sp) : 0) +
+                         (r.sp ? split_pieces_oversized(r.sp) : 0);
+    if (oversized)
         fprintf(stderr, "tread: warning: %llu pieces are larger than "
                 "--max-bytes: each holds one record larger on its own\n",
-                (unsigned long long)split_pieces_oversized(sp));
+                (unsigned long long)oversized);
     if (!opt->quiet && sink.cp.intern_resets)
         fprintf(stderr, "tread: note: the interning table filled up %llu "
                 "times (--max-interned): the sequence state was cleared\n",
@@ -273,15 +389,16 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
                 "negative timestamps could not be written (doc/convert.md)\n",
                 (unsigned long long)sink.cp.lossy_ids,
                 (unsigned long long)sink.cp.lossy_ts);
-    uint64_t lost = sink.lost_total + (r.pf ? split_perfetto_lost(r.pf) : 0);
+    uint64_t lost = sink.lost_total + (r.pf ? split_perfetto_lost(r.pf) : 0) + text_lost;
     if (rc == 0 && opt->strict && lost) {
-        fprintf(stderr, "tread: error: --strict: %llu events could not be "
+        fprintf(stderr, "tread: error: --strict: %llu events or lines could not be "
                 "written (above)\n", (unsigned long long)lost);
         rc = EXIT_INPUT_ERROR;
     }
     convert_sink_free(&sink);
     split_fxt_free(r.fxt);
     split_perfetto_free(r.pf);
+    split_ftrace_free(r.ft);
     split_pieces_free(r.sp); /* removes a partial piece */
     cli_input_done(&in);
     return rc;

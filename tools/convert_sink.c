@@ -145,6 +145,8 @@ static int open_piece(convert_sink *s)
             return fail_msg(s, err);
         if (s->guard)
             split_pieces_set_guard(s->sp, s->guard, s->guard_user);
+        if (s->piece_numbers)
+            split_pieces_share_numbers(s->sp, s->piece_numbers);
     }
     if (split_pieces_begin(s->sp) != 0)
         return fail_pieces(s);

@@ -65,6 +65,8 @@ typedef struct convert_sink {
 
     /* split */
     split_pieces *sp;
+    uint64_t *piece_numbers;   /* split: numbers shared with another
+                                  writer's pieces (NULL: its own) */
     uint64_t epoch;            /* the current piece, from 1 */
     uint64_t piece_records;    /* records in the current piece */
     uint64_t piece_events;     /* of which events (not repeated metadata) */

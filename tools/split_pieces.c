@@ -21,6 +21,8 @@ struct split_pieces {
     uint64_t count;            /* pieces completed */
     uint64_t oversized;
     int failed;
+    uint64_t *next;            /* shared numbering, or NULL */
+    uint64_t number;           /* the current piece's number */
     split_pieces_guard_fn guard;
     void *guard_user;
     size_t len;                /* buffered bytes */
@@ -40,6 +42,10 @@ static void complete_note(const split_pieces *sp, char *buf, size_t len)
     char first[1100], last[1100];
     if (sp->count == 0) {
         snprintf(buf, len, "no piece is complete");
+        return;
+    }
+    if (sp->next) { /* numbered with another format's pieces */
+        snprintf(buf, len, "the pieces listed before are complete");
         return;
     }
     split_pieces_path(sp, 0, first, sizeof first);
@@ -121,7 +127,8 @@ int split_pieces_begin(split_pieces *sp)
         return -1;
     if (sp->fd >= 0 && split_pieces_end(sp) != 0)
         return -1;
-    split_pieces_path(sp, sp->count, sp->path, sizeof sp->path);
+    sp->number = sp->next ? (*sp->next)++ : sp->count;
+    split_pieces_path(sp, sp->number, sp->path, sizeof sp->path);
     int fd;
     do
         fd = open(sp->path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -200,6 +207,11 @@ uint64_t split_pieces_max_total(const split_pieces *sp) { return sp->max_total; 
 void split_pieces_set_max_total(split_pieces *sp, uint64_t max_total_bytes)
 {
     sp->max_total = max_total_bytes;
+}
+
+void split_pieces_share_numbers(split_pieces *sp, uint64_t *next)
+{
+    sp->next = next;
 }
 
 void split_pieces_set_guard(split_pieces *sp, split_pieces_guard_fn fn, void *user)

@@ -74,6 +74,10 @@ typedef uint64_t (*split_pieces_guard_fn)(void *user, const split_pieces *sp);
 void split_pieces_set_guard(split_pieces *sp, split_pieces_guard_fn fn, void *user);
 /* 1 once a write, create or list has failed (every later call fails). */
 int split_pieces_failed(const split_pieces *sp);
+/* Pieces numbered from a counter shared with other instances (one split
+ * writing pieces of two formats, numbered in input order): a new piece
+ * takes *next and increments it. */
+void split_pieces_share_numbers(split_pieces *sp, uint64_t *next);
 /* The path of piece i (0-based) in buf. */
 void split_pieces_path(const split_pieces *sp, uint64_t i, char *buf, size_t len);
 

@@ -275,6 +275,8 @@ void tread_get_stats(const tread_parser *p, tread_stats *out)
     } else {
         *out = p->stats;
     }
+    /* the container's, also from a callback of one of its sub-traces */
+    out->format = p->top_format;
     out->bytes_decoded = p->dec_offset;
 }
 
@@ -291,6 +293,7 @@ static tread_status start_decoder(tread_parser *p, tread_format f)
 {
     p->format_known = 1;
     p->stats.format = f;
+    p->top_format = f;
     if (f == TREAD_FORMAT_UNKNOWN) {
         if (p->sniff.len == 0)
             return tread__fail(p, TREAD_ERROR_UNKNOWN_FORMAT, 0, "empty input");

@@ -46,6 +46,10 @@ struct tread_parser {
     int state;
     int pause_in_finish;
     int stop_requested;
+    uint32_t ftrace_texts;      /* ftrace decoders created (tread_ftrace_line.text) */
+    tread_format top_format;    /* the input's format: stats.format is a
+                                   sub-trace's while it is fed (sys_sub.c),
+                                   tread_get_stats reports this one */
 
     /* compression stage */
     unsigned char head[4];

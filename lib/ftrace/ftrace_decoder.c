@@ -15,6 +15,7 @@
 #include "ftrace/ftrace_line.h"
 #include "ftrace/ftrace_map.h"
 #include "ftrace/ftrace_report.h"
+#include <tread/ftrace.h>
 
 #define FTRACE_LOST_CPUS 64
 
@@ -32,6 +33,7 @@ typedef struct ftrace_decoder {
     int skipping;          /* inside a line longer than the limit */
     tread_buf cpus_args;   /* the num_cpus event's args: {number: N} */
     int finished;
+    uint32_t text;         /* tread_ftrace_line.text */
     ftrace_counts c;
     uint64_t lost_by_cpu[FTRACE_LOST_CPUS];
     char lost_names[FTRACE_LOST_CPUS][28]; /* room for any int: gcc -O1 checks */
@@ -317,13 +319,43 @@ static int cpus_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
     return emit(d, &ev);
 }
 
+/* The hooks' kinds are the line kinds, in the same order. */
+_Static_assert(TREAD_FTRACE_LINE_OTHER == (int)FTRACE_LINE_BAD &&
+               TREAD_FTRACE_LINE_HEADER == (int)FTRACE_LINE_HEADER &&
+               TREAD_FTRACE_LINE_CPUS == (int)FTRACE_LINE_CPUS &&
+               TREAD_FTRACE_LINE_CPU_EMPTY == (int)FTRACE_LINE_CPU_EMPTY &&
+               TREAD_FTRACE_LINE_EVENT == (int)FTRACE_LINE_EVENT &&
+               TREAD_FTRACE_LINE_FUNCTION == (int)FTRACE_LINE_FUNCTION &&
+               TREAD_FTRACE_LINE_GRAPH == (int)FTRACE_LINE_GRAPH &&
+               TREAD_FTRACE_LINE_STACK == (int)FTRACE_LINE_STACK &&
+               TREAD_FTRACE_LINE_LOST == (int)FTRACE_LINE_LOST,
+               "tread_ftrace_line kinds follow ftrace_line_kind");
+
+/* The raw line hook (tread/ftrace.h), before the line's event. */
+static void line_hook(ftrace_decoder *d, const char *s, size_t n, uint64_t off,
+                      unsigned kind, int newline)
+{
+    if (!d->p->cb.ftrace_line)
+        return;
+    tread_ftrace_line l;
+    l.data = s;
+    l.len = n;
+    l.newline = newline;
+    l.kind = kind;
+    l.offset = off;
+    l.text = d->text;
+    if (d->p->cb.ftrace_line(d->p->user, &l))
+        d->p->stop_requested = 1;
+}
+
 /* One complete line (without its '\n'). Returns -1 when it gave no event,
  * else 1 when a callback asked to stop, 0 when not. */
-static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off)
+static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off, int newline)
 {
     ftrace_line L;
     ftrace_parse_line(s, n, &L);
     d->c.lines++;
+    line_hook(d, s, n, off, (unsigned)L.kind, newline);
     switch (L.kind) {
     case FTRACE_LINE_HEADER:
         d->c.header_lines++;
@@ -370,6 +402,7 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off)
 static void too_long(ftrace_decoder *d, uint64_t off)
 {
     d->c.lines++;
+    line_hook(d, NULL, 0, off, TREAD_FTRACE_LINE_TOO_LONG, 1);
     d->c.lines_too_long++;
     tread__warn(d->p, TREAD_WARN_BAD_RECORD, off,
                 "line longer than the max-line-bytes option (%zu): skipped",
@@ -418,14 +451,14 @@ static tread_status fd_feed(void *dec, const unsigned char *data, size_t len,
             } else if (tread_buf_append(&d->line, data + pos, n) != 0) {
                 return tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
             } else {
-                stop = do_line(d, (const char *)d->line.data, d->line.len, off);
+                stop = do_line(d, (const char *)d->line.data, d->line.len, off, 1);
             }
             d->line.len = 0;
         } else if (n > max) {
             too_long(d, base + pos);
             stop = -1;
         } else {
-            stop = do_line(d, (const char *)data + pos, n, base + pos);
+            stop = do_line(d, (const char *)data + pos, n, base + pos, 1);
         }
         pos += n + 1;
         /* a stop asked for by a warning waits for the next event */
@@ -447,7 +480,7 @@ static tread_status fd_finish(void *dec)
     if (d->line.len) { /* the last line has no newline */
         size_t n = d->line.len;
         d->line.len = 0; /* the buffer's bytes stay valid until the next feed */
-        do_line(d, (const char *)d->line.data, n, d->line_off);
+        do_line(d, (const char *)d->line.data, n, d->line_off, 0);
     }
     return TREAD_STATUS_OK;
 }
@@ -459,6 +492,7 @@ static void *fd_create(tread_parser *p)
         return NULL;
     memset(d, 0, sizeof *d);
     d->p = p;
+    d->text = ++p->ftrace_texts;
     tread_buf_init(&d->line, &p->alloc, p->max_line_bytes);
     tread_buf_init(&d->cpus_args, &p->alloc, 64);
     for (int i = 0; i < FTRACE_LOST_CPUS; i++)

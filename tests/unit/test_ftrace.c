@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tread.h>
+#include <tread/ftrace.h>
 #include "testlib.h"
 #include "ftrace/ftrace_line.h"
 #include "ftrace/ftrace_map.h"
@@ -789,6 +790,131 @@ static void test_report(void)
     CHECK_EQ_INT(L.ts, 5250000000);
 }
 
+/* The raw line hook (include/tread/ftrace.h): every line, before its
+ * event, with its bytes as they are (CR kept), whether a newline ended
+ * it, what the decoder makes of it, its offset; a line over the limit
+ * without its bytes; the same whatever the chunking and with a stop
+ * asked on every line. */
+typedef struct hooked {
+    char log[8192];    /* "L kind nl off |bytes|" and "E name" records */
+    size_t len;
+    char copy[8192];   /* the lines' bytes, newlines put back */
+    size_t clen;
+    int stop;
+} hooked;
+
+static void hput(hooked *h, const char *s, size_t n)
+{
+    if (h->len + n < sizeof h->log) {
+        memcpy(h->log + h->len, s, n);
+        h->len += n;
+    }
+}
+
+static int hook_line(void *u, const tread_ftrace_line *l)
+{
+    hooked *h = u;
+    char head[96];
+    int k = snprintf(head, sizeof head, "L %u %d %llu %u |", l->kind, l->newline,
+                     (unsigned long long)l->offset, l->text);
+    hput(h, head, (size_t)k);
+    if (l->data) {
+        hput(h, l->data, l->len);
+        if (h->clen + l->len + 1 < sizeof h->copy) {
+            memcpy(h->copy + h->clen, l->data, l->len);
+            h->clen += l->len;
+            if (l->newline)
+                h->copy[h->clen++] = '\n';
+        }
+    }
+    hput(h, "|\n", 2);
+    return h->stop;
+}
+
+static int hook_event(void *u, const tread_event *ev)
+{
+    hooked *h = u;
+    char rec[128];
+    int k = snprintf(rec, sizeof rec, "E %.*s %llu\n", (int)ev->name.len,
+                     ev->name.ptr ? ev->name.ptr : "", (unsigned long long)ev->offset);
+    hput(h, rec, (size_t)k);
+    return h->stop;
+}
+
+static void hook_run(hooked *h, const char *text, size_t n, size_t chunk, int stop)
+{
+    memset(h, 0, sizeof *h);
+    h->stop = stop;
+    tread_parser *p = tread_parser_create(NULL);
+    CHECK(p != NULL);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_MAX_LINE_BYTES, 256), 0);
+    const tread_callbacks cb = {.event = hook_event, .ftrace_line = hook_line};
+    tread_set_callbacks(p, &cb, h);
+    int guard = 0;
+    for (size_t i = 0; i < n; i += chunk) {
+        tread_status st = tread_feed(p, text + i, i + chunk > n ? n - i : chunk);
+        while (st == TREAD_STATUS_PAUSED && guard++ < 10000)
+            st = tread_resume(p);
+        CHECK_EQ_INT(st, TREAD_STATUS_OK);
+    }
+    tread_status st = tread_finish(p);
+    while (st == TREAD_STATUS_PAUSED && guard++ < 10000)
+        st = tread_resume(p);
+    CHECK_EQ_INT(st, TREAD_STATUS_OK);
+    tread_parser_free(p);
+}
+
+static void test_line_hook(void)
+{
+    char longl[400];
+    memset(longl, 'z', sizeof longl - 2);
+    longl[sizeof longl - 2] = '\n';
+    longl[sizeof longl - 1] = 0;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "# tracer: nop\n"
+             "#\n"
+             "          bash-1   [000] ....  1.000001: sched_wakeup: comm=a pid=2 prio=1 target_cpu=000\r\n"
+             "not a line tread knows\n"
+             "%s"
+             "\n"
+             "cpus=4\n"
+             "          bash-1   [000] ....  1.000002: print: last, no newline",
+             longl);
+    size_t n = strlen(text);
+    hooked ref, h;
+    hook_run(&ref, text, n, n, 0);
+    /* every line, kinds in order, before its event */
+    const char *want_kinds[] = {"L 1 1 0 1 |# tracer: nop|", "L 1 1 14 1 |#|",
+                                "L 4 1 16 1 |", "E sched_wakeup 16", "L 0 1 ",
+                                "L 9 1 ", "L 1 1 ", "L 2 1 ", "E num_cpus", "L 4 0 ",
+                                "E print"};
+    const char *at = ref.log;
+    for (size_t i = 0; i < sizeof want_kinds / sizeof *want_kinds; i++) {
+        const char *f = strstr(at, want_kinds[i]);
+        CHECK(f != NULL);
+        if (!f) {
+            fprintf(stderr, "missing after %zu: %s\n%.*s\n", i, want_kinds[i],
+                    (int)ref.len, ref.log);
+            break;
+        }
+        at = f + 1;
+    }
+    /* the lines' bytes, newlines put back, are the input but the long line */
+    char *ll = strstr(text, longl);
+    CHECK(ll != NULL);
+    size_t before = (size_t)(ll - text), ln = strlen(longl);
+    CHECK_EQ_INT(ref.clen, n - ln);
+    CHECK(memcmp(ref.copy, text, before) == 0);
+    CHECK(memcmp(ref.copy + before, text + before + ln, n - before - ln) == 0);
+    /* the same in every chunk size, and stopping after every line */
+    for (size_t chunk = 1; chunk <= 64; chunk++) {
+        hook_run(&h, text, n, chunk, (int)(chunk & 1));
+        CHECK_EQ_INT(h.len, ref.len);
+        CHECK(h.len == ref.len && memcmp(h.log, ref.log, ref.len) == 0);
+    }
+}
+
 int main(void)
 {
     test_empty_args();
@@ -802,5 +928,6 @@ int main(void)
     test_map_direct();
     test_report_payloads();
     test_report();
+    test_line_hook();
     return TEST_EXIT();
 }

@@ -488,6 +488,44 @@ static void test_process_dump(void)
     CHECK_EQ_INT(counter_of("process_dump_lines_skipped"), 1);
 }
 
+/* tread_get_stats from an event callback of a sub-trace reports the
+ * container's format (doc/formats/systrace.md), as it does after the
+ * parse: the sub-trace's is in the event (tread split once took a JSON
+ * block's event for JSON input). */
+static tread_format seen_formats[8];
+static int nseen;
+
+static int stats_in_callback(void *u, const tread_event *ev)
+{
+    (void)ev;
+    tread_stats st;
+    tread_get_stats((tread_parser *)u, &st);
+    if (nseen < 8)
+        seen_formats[nseen++] = st.format;
+    return 0;
+}
+
+static void test_stats_format_in_callback(void)
+{
+    snprintf(buf, sizeof buf,
+             "<!DOCTYPE html>\n<html><body>\n"
+             "<script class=\"trace-data\" type=\"application/text\">\n%s\n</script>\n"
+             "<script class=\"trace-data\" type=\"application/text\">\n%s</script>\n"
+             "</body></html>\n",
+             JSON_TEXT, FTRACE_TEXT);
+    tread_parser *p = tread_parser_create(NULL);
+    CHECK(p != NULL);
+    const tread_callbacks cb = {.event = stats_in_callback};
+    tread_set_callbacks(p, &cb, p);
+    nseen = 0;
+    CHECK_EQ_INT(tread_feed(p, buf, strlen(buf)), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(nseen, 4);
+    for (int i = 0; i < nseen; i++)
+        CHECK_EQ_INT(seen_formats[i], TREAD_FORMAT_SYSTRACE);
+    tread_parser_free(p);
+}
+
 int main(void)
 {
     test_trace_data_text();
@@ -498,5 +536,6 @@ int main(void)
     test_damaged();
     test_end_offsets();
     test_process_dump();
+    test_stats_format_in_callback();
     return TEST_EXIT();
 }
