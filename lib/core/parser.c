@@ -306,7 +306,7 @@ static tread_status start_decoder(tread_parser *p, tread_format f)
     if (ranged && !ops->ranges)
         return tread__fail(p, TREAD_ERROR_UNSUPPORTED, 0,
                            "byte ranges (TREAD_OPT_RANGE_BEGIN, TREAD_OPT_RANGE_END) are not "
-                           "supported for %s input, only for FXT",
+                           "supported for %s input, only for FXT and JSON",
                            tread_format_name(f));
     if (p->range_begin > 0) {
         /* nothing is reported before the range: the decoder calls
