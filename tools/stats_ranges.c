@@ -57,7 +57,8 @@ int stats_ranges_plan(const cli_options *opt, uint64_t *size)
     }
     tread_format f;
     tread_compression c;
-    if (n < 2 || !probe(opt, &f, &c) || f != TREAD_FORMAT_FXT || c != TREAD_COMPRESSION_NONE)
+    if (n < 2 || !probe(opt, &f, &c) || c != TREAD_COMPRESSION_NONE ||
+        (f != TREAD_FORMAT_FXT && f != TREAD_FORMAT_JSON))
         return 1;
     return n;
 }
@@ -130,6 +131,10 @@ int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t si
     pthread_t *th = calloc((size_t)n, sizeof *th);
     int *started = calloc((size_t)n, sizeof *started);
     int rc = 0;
+    tread_format f = TREAD_FORMAT_FXT;
+    tread_compression c;
+    double cost = probe(opt, &f, &c) && f == TREAD_FORMAT_JSON ? RANGE_CUTS_JSON_PREFIX_COST
+                                                                : RANGE_CUTS_FXT_PREFIX_COST;
     if (!r->cols || !r->ins || !jobs || !th || !started)
         goto nomem;
     for (int i = 0; i < n; i++) {
@@ -137,8 +142,8 @@ int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t si
             goto nomem;
         r->n = i + 1;
         r->cols[i].keep_underflows = i > 0;
-        uint64_t b = range_cut_at(size, n, i, RANGE_CUTS_FXT_PREFIX_COST);
-        uint64_t e = range_cut_at(size, n, i + 1, RANGE_CUTS_FXT_PREFIX_COST);
+        uint64_t b = range_cut_at(size, n, i, cost);
+        uint64_t e = range_cut_at(size, n, i + 1, cost);
         jobs[i] = (range_job){r, opt, i, (int64_t)b, i == n - 1 ? -1 : (int64_t)e, i == n - 1, 0};
     }
     if (getenv("TREAD_STATS_TRACE_RANGES")) /* tread(1), ENVIRONMENT */

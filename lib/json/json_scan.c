@@ -5,6 +5,10 @@
 #if defined(__SSE2__) && defined(__GNUC__)
 #include <emmintrin.h>
 #define JS_SSE2 1
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define JS_AVX2 1
+#endif
 #endif
 
 void json_scan_start(json_scan *s, unsigned char *stack, size_t stack_max, int had_value)
@@ -15,6 +19,9 @@ void json_scan_start(json_scan *s, unsigned char *stack, size_t stack_max, int h
     s->stack = stack;
     s->stack_max = stack_max;
     s->had_value = had_value;
+#ifdef JS_AVX2
+    s->avx2 = !portable && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
+#endif
 }
 
 static inline int is_ws(unsigned char c)
@@ -46,15 +53,16 @@ static void check_marker(json_scan *s, const unsigned char *data, uint64_t off, 
 }
 
 #ifdef JS_SSE2
-/* Whether the string opening at data[q] (followed by 'P' or 'C') may be a
- * marker: "P" or "CpuProfile"; assumed so when the input ends first. */
-static int marker_at(const unsigned char *data, size_t n, size_t q)
+/* Whether the string opening at data[q] is a marker: "P" or "CpuProfile";
+ * assumed so when the input ends first. */
+static inline int marker_at(const unsigned char *data, size_t n, size_t q)
 {
-    size_t left = n - q - 1;
+    if (n - q < 12)
+        return 1;
     const unsigned char *t = data + q + 1;
-    if (t[0] == 'P')
-        return left < 2 || t[1] == '"';
-    return left < 11 || memcmp(t, "CpuProfile\"", 11) == 0;
+    if (t[1] == '"')
+        return t[0] == 'P';
+    return t[10] == '"' && t[0] == 'C' && memcmp(t, "CpuProfile", 10) == 0;
 }
 
 static inline uint64_t prefix_xor(uint64_t x)
@@ -68,100 +76,81 @@ static inline uint64_t prefix_xor(uint64_t x)
     return x;
 }
 
-/* Inside a container element, outside strings and comments: 64 bytes a
- * step while 64 are left. Returns where it stopped: after the bracket
- * that closed the element (*ended), at a '/' outside strings, or at the
- * last short block, the string state carried into the byte loop. */
-static size_t scan_blocks(json_scan *s, const unsigned char *data, size_t n, size_t i,
-                          uint64_t off, int *ended)
+static inline void masks_sse2(const unsigned char *p, uint64_t *q, uint64_t *bs, uint64_t *st)
 {
     const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v20 = _mm_set1_epi8(0x20),
-                  vo = _mm_set1_epi8('{'), vc = _mm_set1_epi8('}'), vs = _mm_set1_epi8('/'),
-                  vp = _mm_set1_epi8('P'), vC = _mm_set1_epi8('C');
-    uint64_t in_str = 0;   /* all ones: the last block ended inside a string */
-    uint64_t esc = 0;      /* 1: its last byte escapes this block's first */
-    uint64_t prev_open = 0; /* its last byte opened a string */
-    while (n - i >= 64) {
-        const size_t base = i;
-        const unsigned char *p = data + i;
-        uint64_t q = 0, bs = 0, st = 0, pc = 0;
-        for (int k = 0; k < 4; k++) {
-            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
-            __m128i o = _mm_or_si128(v, v20); /* '[' ']' as '{' '}' */
-            int sh = 16 * k;
-            q |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << sh;
-            bs |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << sh;
-            st |= (uint64_t)(unsigned)_mm_movemask_epi8(
-                      _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(o, vo), _mm_cmpeq_epi8(o, vc)),
-                                   _mm_cmpeq_epi8(v, vs)))
-                  << sh;
-            pc |= (uint64_t)(unsigned)_mm_movemask_epi8(
-                      _mm_or_si128(_mm_cmpeq_epi8(v, vp), _mm_cmpeq_epi8(v, vC)))
-                  << sh;
-        }
-        uint64_t umark = 0; /* escaped 'u's */
-        if (bs | esc) {
-            /* a backslash escapes the byte after it, which is then no
-             * backslash of its own */
-            uint64_t escaped = esc, b = bs & ~esc;
-            esc = 0;
-            while (b) {
-                unsigned k = (unsigned)__builtin_ctzll(b);
-                if (k == 63) {
-                    esc = 1;
-                    break;
-                }
-                escaped |= 1ull << (k + 1);
-                b &= ~(3ull << k);
-            }
-            q &= ~escaped;
-            for (uint64_t e = escaped; e; e &= e - 1)
-                if (p[__builtin_ctzll(e)] == 'u')
-                    umark |= e & -e;
-        }
-        uint64_t inside = prefix_xor(q) ^ in_str; /* opening quote in, closing out */
-        uint64_t open = q & inside;
-        uint64_t cand = open & (pc >> 1);
-        if (prev_open && (pc & 1) && marker_at(data, n, base - 1))
-            s->marked = 1;
-        st &= ~inside;
-        uint64_t upto = ~0ull; /* the bytes of this element in the block */
-        while (st) {
-            unsigned k = (unsigned)__builtin_ctzll(st);
-            unsigned char c = p[k];
-            if (c == '/') {
-                upto = (1ull << k) - 1;
-                i += k;
-                break;
-            }
-            if (c == '{' || c == '[') {
-                push(s, c);
-            } else if (--s->nest == 0) {
-                s->elem = JS_GAP;
-                *ended = 1;
-                upto = k == 63 ? ~0ull : (2ull << k) - 1;
-                i += k + 1;
-                break;
-            }
-            st &= st - 1;
-        }
-        if (umark & upto)
-            s->marked = 1;
-        for (cand &= upto; cand; cand &= cand - 1)
-            if (marker_at(data, n, base + (size_t)__builtin_ctzll(cand)))
-                s->marked = 1;
-        if (upto != ~0ull || *ended)
-            return i; /* outside any string */
-        in_str = (uint64_t)((int64_t)inside >> 63);
-        if (in_str && open)
-            s->str_start = off + i + 63 - (uint64_t)__builtin_clzll(open);
-        prev_open = open >> 63;
-        i += 64;
+                  vo = _mm_set1_epi8('{'), vc = _mm_set1_epi8('}'), vs = _mm_set1_epi8('/');
+    uint64_t mq = 0, mb = 0, ms = 0;
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC unroll 4
+#endif
+    for (int k = 0; k < 4; k++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+        __m128i o = _mm_or_si128(v, v20); /* '[' ']' as '{' '}' */
+        int sh = 16 * k;
+        mq |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)) << sh;
+        mb |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)) << sh;
+        ms |= (uint64_t)(unsigned)_mm_movemask_epi8(
+                  _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(o, vo), _mm_cmpeq_epi8(o, vc)),
+                               _mm_cmpeq_epi8(v, vs)))
+              << sh;
     }
-    s->in_str = in_str != 0;
-    s->esc = (int)esc;
-    return i;
+    *q = mq;
+    *bs = mb;
+    *st = ms;
 }
+
+#define JS_NAME scan_blocks_sse2
+#define JS_TARGET
+#define JS_MASKS(p, q, bs, st) masks_sse2(p, &q, &bs, &st)
+#define JS_PXOR prefix_xor
+#include "json/json_scan_blocks.h"
+#undef JS_NAME
+#undef JS_TARGET
+#undef JS_MASKS
+#undef JS_PXOR
+
+#ifdef JS_AVX2
+/* The same 32 bytes a vector, and the prefix XOR as one carry-less
+ * multiplication, where the CPU has them (checked at run time). */
+#define JS_AVX2_TARGET __attribute__((target("avx2,pclmul")))
+JS_AVX2_TARGET static inline void masks_avx2(const unsigned char *p, uint64_t *q, uint64_t *bs,
+                                             uint64_t *st)
+{
+    const __m256i vq = _mm256_set1_epi8('"'), vb = _mm256_set1_epi8('\\'),
+                  v20 = _mm256_set1_epi8(0x20), vo = _mm256_set1_epi8('{'),
+                  vc = _mm256_set1_epi8('}'), vs = _mm256_set1_epi8('/');
+    __m256i v0 = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    __m256i v1 = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
+    __m256i o0 = _mm256_or_si256(v0, v20), o1 = _mm256_or_si256(v1, v20);
+    *q = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, vq)) |
+         (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, vq)) << 32;
+    *bs = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v0, vb)) |
+          (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v1, vb)) << 32;
+    __m256i s0 = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(o0, vo), _mm256_cmpeq_epi8(o0, vc)),
+                                 _mm256_cmpeq_epi8(v0, vs));
+    __m256i s1 = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(o1, vo), _mm256_cmpeq_epi8(o1, vc)),
+                                 _mm256_cmpeq_epi8(v1, vs));
+    *st = (uint64_t)(uint32_t)_mm256_movemask_epi8(s0) |
+          (uint64_t)(uint32_t)_mm256_movemask_epi8(s1) << 32;
+}
+
+JS_AVX2_TARGET static inline uint64_t prefix_xor_clmul(uint64_t x)
+{
+    return (uint64_t)_mm_cvtsi128_si64(
+        _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8(-1), 0));
+}
+
+#define JS_NAME scan_blocks_avx2
+#define JS_TARGET JS_AVX2_TARGET
+#define JS_MASKS(p, q, bs, st) masks_avx2(p, &q, &bs, &st)
+#define JS_PXOR prefix_xor_clmul
+#include "json/json_scan_blocks.h"
+#undef JS_NAME
+#undef JS_TARGET
+#undef JS_MASKS
+#undef JS_PXOR
+#endif
 #endif
 
 static inline int scalar_byte(unsigned char c)
@@ -178,7 +167,12 @@ int json_scan_run(json_scan *s, const unsigned char *data, size_t n, size_t *pi,
 #ifdef JS_SSE2
         if (s->elem == JS_CONTAINER && !s->in_str && !s->comment && !s->portable && n - i >= 64) {
             int ended = 0;
-            i = scan_blocks(s, data, n, i, off, &ended);
+#ifdef JS_AVX2
+            if (s->avx2)
+                i = scan_blocks_avx2(s, data, n, i, off, begin, &ended);
+            else
+#endif
+                i = scan_blocks_sse2(s, data, n, i, off, begin, &ended);
             if (ended) {
                 if (s->marked) {
                     *pi = i;

@@ -47,6 +47,7 @@ typedef struct json_scan {
     uint64_t elem_start;    /* offset of the current element's first byte */
     uint64_t str_start;     /* offset of the current string's opening quote */
     int portable;           /* 1: byte at a time only (tests) */
+    int avx2;               /* the blocks with AVX2 and PCLMUL */
 } json_scan;
 
 /* Starts scanning between two elements of an array (had_value: one came
