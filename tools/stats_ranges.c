@@ -80,30 +80,40 @@ static void *run_range(void *arg)
     return NULL;
 }
 
-/* The format counters of ranges 0..last added up; those that describe
- * tables rather than count records (FXT's providers and interned bytes)
- * are the last range's, which read every table before its end. */
+/* The format counters of ranges 0..last added up, by name, in the order
+ * they first come (a JSON trace's sub-trace counters are in the ranges
+ * that read one); those that describe tables rather than count records
+ * (FXT's providers and interned bytes) are the last range's that has
+ * them, which read every table before its end. */
 static int add_counters(stats_ranges *r, int last)
 {
-    const tread_parser *lp = r->ins[last].parser;
-    size_t n = lp ? tread_get_format_counters(lp, NULL, 0) : 0;
-    if (!n)
-        return 0;
-    tread_counter *sum = calloc(n, sizeof *sum), *one = calloc(n, sizeof *one);
-    if (!sum || !one) {
-        free(sum);
+    tread_counter *sum = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i <= last; i++) {
+        const tread_parser *p = r->ins[i].parser;
+        size_t m = p ? tread_get_format_counters(p, NULL, 0) : 0;
+        if (!m)
+            continue;
+        tread_counter *one = calloc(m, sizeof *one);
+        if (!one || (n + m > cap && !(sum = realloc(sum, (cap = n + m) * sizeof *sum)))) {
+            free(one);
+            free(sum);
+            return -1;
+        }
+        m = tread_get_format_counters(p, one, m);
+        for (size_t k = 0; k < m; k++) {
+            size_t j = 0;
+            while (j < n && strcmp(sum[j].name, one[k].name) != 0)
+                j++;
+            if (j == n)
+                sum[n++] = (tread_counter){one[k].name, 0};
+            if (strcmp(one[k].name, "providers") == 0 || strcmp(one[k].name, "interned_bytes") == 0)
+                sum[j].value = one[k].value;
+            else
+                sum[j].value += one[k].value;
+        }
         free(one);
-        return -1;
     }
-    n = tread_get_format_counters(lp, sum, n);
-    for (int i = 0; i < last; i++) {
-        size_t m = tread_get_format_counters(r->ins[i].parser, one, n);
-        for (size_t k = 0; k < n && k < m; k++)
-            if (strcmp(one[k].name, sum[k].name) == 0 && strcmp(sum[k].name, "providers") != 0 &&
-                strcmp(sum[k].name, "interned_bytes") != 0)
-                sum[k].value += one[k].value;
-    }
-    free(one);
     r->counters = sum;
     r->n_counters = n;
     return 0;

@@ -455,6 +455,10 @@ static tread_status push_decoded(tread_parser *p, const unsigned char *d, size_t
             return st;
         d += take;
         n -= take;
+        if (p->range_done) { /* the range ended in the sniffed bytes */
+            *consumed += n;
+            return TREAD_STATUS_OK;
+        }
     }
     size_t c;
     tread_status st = run_decoder(p, d, n, &c);
@@ -765,6 +769,11 @@ static tread_status finish_input(tread_parser *p)
         st = decide_format(p, 1);
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
+    }
+    if (p->range_done) { /* the range ended in the bytes held for sniffing */
+        p->state = P_FINISHED;
+        p->pause_in_finish = 0;
+        return TREAD_STATUS_OK;
     }
     report_forced(p);
     st = p->dec_ops->finish(p->dec); /* idempotent once it returned OK */
