@@ -723,6 +723,8 @@ tread_status tread_feed(tread_parser *p, const void *data, size_t len)
         return tread__fail(p, TREAD_ERROR_MISUSE, p->dec_offset, "tread_feed: NULL data");
     p->state = P_RUNNING;
     p->stats.bytes_in += len;
+    if (p->range_end <= p->range_begin)
+        p->range_done = 1; /* an empty range: nothing begins in it */
     if (p->range_done)
         return TREAD_STATUS_OK;
     size_t c = 0;
@@ -735,6 +737,8 @@ tread_status tread_feed(tread_parser *p, const void *data, size_t len)
 
 static tread_status finish_input(tread_parser *p)
 {
+    if (p->range_end <= p->range_begin)
+        p->range_done = 1; /* an empty range: nothing begins in it */
     if (p->range_done) { /* the rest of the input is another range's */
         p->state = P_FINISHED;
         return TREAD_STATUS_OK;

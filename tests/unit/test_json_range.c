@@ -211,6 +211,10 @@ static void test_damaged(void)
     static const char junk[] = "[" REC_B "," REC_C "] x [";
     check_doc("data after the end", junk, sizeof junk - 1, 1, 0, "warning");
     check_doc("data after the end strict", junk, sizeof junk - 1, 0, 0, "error=syntax");
+    /* warnings before the document (a BOM, comments): the range [0, 0)
+     * is empty, the one from 0 reports them (found by fuzz_json) */
+    static const char leading[] = "\xef\xbb\xbf/* a */ [ // b\n" REC_B ", /* c */" REC_C "]";
+    check_doc("leading comments", leading, sizeof leading - 1, 1, 1, "warning");
     static const char unbalanced[] = "[" REC_B ",{\"a\":[1}," REC_C "," REC_B "]";
     check_doc("unbalanced", unbalanced, sizeof unbalanced - 1, 1, 0, "error=syntax");
     free(cut);
