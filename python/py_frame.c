@@ -210,20 +210,21 @@ typedef struct strdict {
     unsigned char *arena;
     size_t arena_len, arena_cap;
     size_t n;             /* distinct strings: the next code */
+    size_t last;          /* offset of the record found last (n > 0) */
 } strdict;
 
-/* Eight bytes at a time (the last eight, or fewer, read as overlapping
- * words, not byte by byte): names are short, and this runs once per
- * string column per event. */
-static uint64_t hash_bytes(const unsigned char *p, size_t n)
+/* Eight bytes at a time, the last eight (or fewer) read as overlapping
+ * words rather than byte by byte: names are short, and this runs for
+ * most strings of most events. */
+static inline uint64_t hash_bytes(const unsigned char *p, size_t n)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)n * 0xff51afd7ed558ccdull), w;
+    uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull, w;
     if (n > 8) {
         const unsigned char *last = p + n - 8;
         for (; p < last; p += 8) {
             memcpy(&w, p, 8);
-            h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
-            h ^= h >> 31;
+            h = (h ^ w) * 0xff51afd7ed558ccdull;
+            h ^= h >> 29;
         }
         memcpy(&w, last, 8);
     } else if (n >= 4) {
@@ -231,17 +232,57 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n)
         memcpy(&a, p, 4);
         memcpy(&b, p + n - 4, 4);
         w = (uint64_t)a << 32 | b;
-    } else if (n) {
-        w = (uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1];
     } else {
-        w = 0;
+        w = n ? (uint64_t)p[0] << 16 | (uint64_t)p[n >> 1] << 8 | p[n - 1] : 0;
     }
-    h ^= w;
-    h ^= h >> 33;
+    h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 32;
     h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 33);
+    return h ^ (h >> 29);
+}
+
+/* memcmp(a, b, n) == 0 without a call: the strings are mostly short. */
+static inline int bytes_eq(const unsigned char *a, const unsigned char *b, size_t n)
+{
+    uint64_t x, y;
+    if (n >= 8) {
+        const unsigned char *ae = a + n - 8, *be = b + n - 8;
+        for (; a < ae; a += 8, b += 8) {
+            memcpy(&x, a, 8);
+            memcpy(&y, b, 8);
+            if (x != y)
+                return 0;
+        }
+        memcpy(&x, ae, 8);
+        memcpy(&y, be, 8);
+        return x == y;
+    }
+    if (n >= 4) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return a0 == b0 && a1 == b1;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+/* The record at off is the string (p, len): its code, else -1. */
+static inline int32_t record_code(const strdict *d, size_t off, const unsigned char *p,
+                                  size_t len)
+{
+    const unsigned char *r = d->arena + off;
+    uint32_t rlen;
+    int32_t code;
+    memcpy(&rlen, r, 4);
+    if (rlen != len || !bytes_eq(r + REC_HEAD, p, len))
+        return -1;
+    memcpy(&code, r + 4, 4);
+    return code;
 }
 
 static void strdict_free(strdict *d)
@@ -279,29 +320,9 @@ static int strdict_grow(strdict *d)
     return 0;
 }
 
-/* The code of the string, added when new; -1 when out of memory (or past
- * the codes an int32 holds). */
-static int32_t strdict_code(strdict *d, const char *str, size_t len)
+/* Adds the string (hash h) in the empty slot i. Its code, or -1. */
+static int32_t strdict_add(strdict *d, size_t i, uint64_t h, const unsigned char *p, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)(str ? str : "");
-    uint64_t h = hash_bytes(p, len);
-    if (d->n * 2 >= d->nslots && strdict_grow(d) != 0)
-        return -1;
-    size_t mask = d->nslots - 1, i = (size_t)h & mask;
-    uint64_t tag = h & ~SLOT_OFF_MASK, s;
-    while ((s = d->slots[i]) != 0) {
-        if ((s & ~SLOT_OFF_MASK) == tag) {
-            const unsigned char *r = d->arena + (size_t)(s & SLOT_OFF_MASK) - 1;
-            uint32_t rlen;
-            memcpy(&rlen, r, 4);
-            if (rlen == len && memcmp(r + REC_HEAD, p, len) == 0) {
-                int32_t code;
-                memcpy(&code, r + 4, 4);
-                return code;
-            }
-        }
-        i = (i + 1) & mask;
-    }
     size_t off = d->arena_len;
     if (d->n >= INT32_MAX - 1 || len > UINT32_MAX || off >= SLOT_OFF_MASK ||
         off > SIZE_MAX / 4 || len > SIZE_MAX / 4)
@@ -324,8 +345,44 @@ static int32_t strdict_code(strdict *d, const char *str, size_t len)
         memcpy(d->arena + off + REC_HEAD, p, len);
     d->arena_len = off + REC_HEAD + len;
     d->slots[i] = slot_of(h, off);
-    d->n++;
+    d->last = off;
+    /* at most half full: short probes */
+    if (++d->n * 2 > d->nslots && strdict_grow(d) != 0)
+        return -1;
     return code;
+}
+
+/* The code of the string, added when new; -1 when out of memory (or past
+ * the codes an int32 holds). The string found last is tried first: the
+ * categories of a trace come in runs. */
+static int32_t strdict_find(strdict *d, const unsigned char *p, size_t len);
+
+static inline int32_t strdict_code(strdict *d, const char *str, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)(str ? str : "");
+    int32_t code;
+    if (d->n && (code = record_code(d, d->last, p, len)) >= 0)
+        return code;
+    return strdict_find(d, p, len);
+}
+
+/* strdict_code but the string found last. */
+static int32_t strdict_find(strdict *d, const unsigned char *p, size_t len)
+{
+    int32_t code;
+    if (!d->nslots && strdict_grow(d) != 0)
+        return -1;
+    uint64_t h = hash_bytes(p, len), tag = h & ~SLOT_OFF_MASK, s;
+    size_t mask = d->nslots - 1, i = (size_t)h & mask;
+    while ((s = d->slots[i]) != 0) {
+        if ((s & ~SLOT_OFF_MASK) == tag &&
+            (code = record_code(d, (size_t)(s & SLOT_OFF_MASK) - 1, p, len)) >= 0) {
+            d->last = (size_t)(s & SLOT_OFF_MASK) - 1;
+            return code;
+        }
+        i = (i + 1) & mask;
+    }
+    return strdict_add(d, i, h, p, len);
 }
 
 /* ---- the columns ------------------------------------------------------ */
@@ -527,16 +584,30 @@ static int widen_codes(column *c, size_t rows, size_t cap_rows)
     return 0;
 }
 
-static int put_str(framer *f, column *c, size_t row, const tread_str *s)
+/* Out of line: the string is new to the column's dictionary, or past a
+ * width bound of its codes. */
+static __attribute__((noinline)) int32_t put_str_slow(framer *f, column *c, size_t row,
+                                                      const tread_str *s)
+{
+    int32_t code = strdict_find(&c->dict, (const unsigned char *)s->ptr, s->len);
+    if (code < 0)
+        return -1;
+    while (c->dict.n >= c->wlimit)
+        if (widen_codes(c, row, f->cap_rows) != 0)
+            return -1;
+    return code;
+}
+
+static inline int put_str(framer *f, column *c, size_t row, const tread_str *s)
 {
     int32_t code = -1;
-    if (s->ptr) {
-        if ((code = strdict_code(&c->dict, s->ptr, s->len)) < 0)
-            return -1;
-        while (c->dict.n >= c->wlimit)
-            if (widen_codes(c, row, f->cap_rows) != 0)
-                return -1;
-    }
+    /* the string found last again (categories come in runs), else the
+     * dictionary */
+    if (s->ptr && (!c->dict.n || (code = record_code(&c->dict, c->dict.last,
+                                                     (const unsigned char *)s->ptr,
+                                                     s->len)) < 0) &&
+        (code = put_str_slow(f, c, row, s)) < 0)
+        return -1;
     unsigned char *p = c->data.p;
     if (c->width == 1) {
         p[row] = (unsigned char)(signed char)code;
