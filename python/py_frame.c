@@ -764,12 +764,11 @@ static void check_huge(framer *f)
     f->slow_row = next;
 }
 
-/* Room for more rows in every array (the first time the guess from the
- * file's size, then twice as many), so that the per-event code writes
- * without checking. 0, or -1 when out of memory. */
-static int reserve_rows(framer *f)
+/* Room for rows in every array (the first time the guess from the
+ * file's size, then twice as many each time), so that the per-event code
+ * writes without checking. 0, or -1 when out of memory. */
+static int reserve_to(framer *f, size_t rows)
 {
-    size_t rows = f->cap_rows ? f->cap_rows * 2 : f->first_rows;
     if (rows <= f->cap_rows || rows > SIZE_MAX / 8)
         return -1;
     for (size_t i = 0; i < f->ncols; i++) {
@@ -784,6 +783,15 @@ static int reserve_rows(framer *f)
             return -1;
     f->cap_rows = rows;
     return 0;
+}
+
+static int reserve_rows(framer *f)
+{
+    if (f->cap_rows)
+        return reserve_to(f, f->cap_rows * 2);
+    /* the guess is address space only, but a strict overcommit policy
+     * may refuse it: then start small */
+    return reserve_to(f, f->first_rows) == 0 ? 0 : reserve_to(f, MIN_ROWS);
 }
 
 static int on_event(void *user, const tread_event *ev)

@@ -314,3 +314,34 @@ def test_fxt_string_indices_redefined():
     for col in cols:
         got = [cell(v) for v in df[col].astype(object).tolist()]
         assert got == [event_value(ev, col) for ev in evs], col
+
+
+RLIMIT_SCRIPT = r"""
+import resource, sys, tread
+from tread import _tread
+def vmsize():
+    with open("/proc/self/status") as f:
+        return [int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:")][0]
+lim = vmsize() + (400 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+print(_tread._frame(sys.argv[1], tread.COLUMNS, ())["rows"])
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc (Linux)")
+def test_first_reservation_refused_starts_small(tmp_path):
+    # the rows reserved at first are guessed from the file's size (64 MiB:
+    # ~4 M rows, ~800 MiB of address space for every column); where the
+    # address space is limited (RLIMIT_AS, a strict overcommit policy)
+    # the guess is refused and the frame starts small instead of failing
+    evs = ",".join('{"name":"a%d","ph":"X","ts":%d,"dur":1,"pid":1,"tid":1}' % (i, i)
+                   for i in range(10))
+    path = tmp_path / "padded.json"
+    with open(path, "w") as f:
+        f.write("[" + evs)
+        f.write(" " * (64 << 20))
+        f.write("]")
+    out = subprocess.run([sys.executable, "-c", RLIMIT_SCRIPT, str(path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+    assert out.returncode == 0, out.stderr.decode()[-500:]
+    assert int(out.stdout) == 10
