@@ -252,3 +252,96 @@ def test_malformed_utf8_categories_stay_unique():
     want = [ev.name for ev in tread.open(io.BytesIO(data), warnings="ignore")]
     assert df["name"].tolist() == want == ["a\ufffd", "a\ufffd", "b"]
     assert list(df["name"].cat.categories) == ["a\ufffd", "b"]
+
+
+def codes_of(df, col):
+    return df[col].array.codes
+
+
+def test_codes_widen_in_place_as_the_dictionary_grows(tmp_path):
+    # 40000 distinct names: their codes are written as int8, widened in
+    # place to int16 at 127 names and to int32 at 32767; names seen before
+    # each widening come back later, so a code moved wrongly shows. ids:
+    # 200 distinct (int16); cats: 3 (int8).
+    events = [{"name": "n%d" % i, "cat": "c%d" % (i % 3), "id": "0x%x" % (i % 200),
+               "ph": "n", "ts": i, "pid": 1} for i in range(40000)]
+    events += [{"name": "n%d" % (i * 7919 % 40000), "cat": "c1", "ph": "i", "ts": 40000 + i,
+                "pid": 2} for i in range(2000)]
+    path = write(tmp_path, "wide.json", trace(*events))
+    df, evs = assert_frame_equals_open(path)
+    assert codes_of(df, "name").dtype == np.int32
+    assert codes_of(df, "id").dtype == np.int16
+    assert codes_of(df, "cat").dtype == np.int8
+    # the same from a file object: no size to guess the rows from, so the
+    # arrays start small and grow (moved, not copied) several times
+    with open(path, "rb") as f:
+        data = f.read()
+    small = tread.frame(io.BytesIO(data), columns=tread.COLUMNS, chunk_size=4096)
+    pd.testing.assert_frame_equal(small, df)
+
+
+def test_malformed_utf8_merged_codes_are_narrowed():
+    # 128 byte strings that all decode to "a\ufffd", and 100 others: the
+    # dictionary holds 228 (int16 codes), the categories 101, so the codes
+    # are mapped and narrowed back to int8 (what from_codes keeps as is)
+    evs = [b'{"name":"a%s","ph":"i","ts":%d,"pid":1,"args":{"s":"a%s"}}' %
+           (bytes([0x80 + k]), k, bytes([0x80 + k])) for k in range(128)]
+    evs += [b'{"name":"n%d","ph":"i","ts":%d,"pid":1,"args":{"s":"n%d"}}' % (k, 200 + k, k)
+            for k in range(100)]
+    evs.append(evs[5])
+    data = b"[" + b",".join(evs) + b"]"
+    df = tread.frame(io.BytesIO(data), columns=tread.COLUMNS, args=["s"], warnings="ignore")
+    want = list(tread.open(io.BytesIO(data), warnings="ignore"))
+    assert df["name"].tolist() == [ev.name for ev in want]
+    assert df["s"].tolist() == [ev.args["s"] for ev in want]
+    cats = list(df["name"].cat.categories)
+    assert len(cats) == len(set(cats)) == 101 and cats[0] == "a\ufffd"
+    assert codes_of(df, "name").dtype == np.int8
+    assert len(set(df["s"].cat.categories)) == 101
+
+
+def test_fxt_string_indices_redefined():
+    # gen_stress.fxt registers more than 41k strings in one provider, so
+    # its string-table indices wrap and are redefined: the same table slot
+    # (same address) holds other bytes later. Every name and category
+    # must still be the one tread.open gives.
+    path = corpus_file("fxt/gen_stress.fxt")
+    cols = ["kind", "name", "cat", "ts", "pid", "tid"]
+    df = tread.frame(path, columns=cols, warnings="ignore")
+    evs = list(tread.open(path, args=False, warnings="ignore"))
+    assert len(df) == len(evs) > 200000
+    assert df["name"].cat.categories.size > 32767  # int32 codes
+    for col in cols:
+        got = [cell(v) for v in df[col].astype(object).tolist()]
+        assert got == [event_value(ev, col) for ev in evs], col
+
+
+RLIMIT_SCRIPT = r"""
+import resource, sys, tread
+from tread import _tread
+def vmsize():
+    with open("/proc/self/status") as f:
+        return [int(l.split()[1]) * 1024 for l in f if l.startswith("VmSize:")][0]
+lim = vmsize() + (400 << 20)
+resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+print(_tread._frame(sys.argv[1], tread.COLUMNS, ())["rows"])
+"""
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="needs /proc (Linux)")
+def test_first_reservation_refused_starts_small(tmp_path):
+    # the rows reserved at first are guessed from the file's size (64 MiB:
+    # ~4 M rows, ~800 MiB of address space for every column); where the
+    # address space is limited (RLIMIT_AS, a strict overcommit policy)
+    # the guess is refused and the frame starts small instead of failing
+    evs = ",".join('{"name":"a%d","ph":"X","ts":%d,"dur":1,"pid":1,"tid":1}' % (i, i)
+                   for i in range(10))
+    path = tmp_path / "padded.json"
+    with open(path, "w") as f:
+        f.write("[" + evs)
+        f.write(" " * (64 << 20))
+        f.write("]")
+    out = subprocess.run([sys.executable, "-c", RLIMIT_SCRIPT, str(path)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=os.environ)
+    assert out.returncode == 0, out.stderr.decode()[-500:]
+    assert int(out.stdout) == 10
