@@ -13,10 +13,13 @@ its time, the thread left out (an atrace counter has none).
 
   tracedat_compare.py TREAD DAT REPORT_TEXT
 
-Also checks the order: reading the file, timestamps never go back.
+Also checks the order (reading the file, timestamps never go back) and the
+lost events: tread's lost_events.cpuN counters equal the report's
+"CPU:N [M EVENTS DROPPED]" lines.
 Prints what differs and exits 1 when anything does."""
 import collections
 import json
+import re
 import subprocess
 import sys
 
@@ -76,10 +79,20 @@ def main():
             bad = 1
             break
         last = e["ts_ns"]
+    st = json.loads(subprocess.run([tread, "stats", "--json", dat], capture_output=True,
+                                   text=True).stdout)
+    lost = {k: v for k, v in st["format_counters"].items() if k.startswith("lost_events.cpu")}
+    want_lost = collections.Counter()
+    for m in re.finditer(r"^CPU:(\d+) \[(\d+) EVENTS DROPPED\]", open(rep).read(), re.M):
+        want_lost[f"lost_events.cpu{int(m.group(1))}"] += int(m.group(2))
+    if lost != dict(want_lost):
+        print(f"{dat}: lost events {lost}, the report's {dict(want_lost)}")
+        bad = 1
     if not bin_evs:
         print(f"{dat}: no events")
         bad = 1
-    print(f"{dat}: {len(bin_evs)} events compared, {sum(map(len, ints.values()))} integer args by name")
+    print(f"{dat}: {len(bin_evs)} events compared, {sum(map(len, ints.values()))} integer args "
+          f"by name, lost {dict(want_lost)}")
     sys.exit(bad)
 
 

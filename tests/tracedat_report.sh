@@ -7,8 +7,9 @@
 # fed as a stream gives the same multiset, each CPU's events in order, one
 # CPU after another; that a v7 stream is refused with its reason. Two
 # recordings: sched/irq/task/power events with trace_marker writes (atrace
-# and plain text) in a 64 KiB buffer per CPU, and sched_switch with a
-# 1 MiB buffer. Skips (77), saying why, without root, tracefs or
+# and plain text) in a 64 KiB buffer per CPU, sched_switch with a 1 MiB
+# buffer, and (where an instance can be made) sched_switch in the top
+# buffer with irq and sched_wakeup in an instance. Skips (77), saying why, without root, tracefs or
 # trace-cmd, or when recording fails (a container may forbid it).
 # TREAD_NO_TRACING=1 skips it (it changes the kernel's global tracing
 # state).
@@ -58,9 +59,43 @@ record() {
 
 record "sched irq task power" 64 a || { echo "SKIP: recording failed"; exit 77; }
 record "sched/sched_switch" 1024 b || { echo "SKIP: recording failed"; exit 77; }
+# a buffer of 8 KiB per CPU under a busy workload: pages are overwritten,
+# and the lost-events flags must give the report's counts
+record_busy() {
+    echo 0 >"$T/tracing_on"; echo 0 >"$T/events/enable"; : >"$T/trace"
+    echo 8 >"$T/buffer_size_kb" || return 1
+    echo 1 >"$T/events/sched/enable"
+    echo 1 >"$T/tracing_on"
+    i=0
+    while [ $i -lt 200 ]; do /bin/true; i=$((i + 1)); done
+    echo 0 >"$T/tracing_on"; echo 0 >"$T/events/enable"
+    (cd "$out" && trace-cmd extract -o d.dat >d.log 2>&1) && [ -s "$out/d.dat" ]
+}
+record_busy || { echo "SKIP: recording failed"; exit 77; }
+# an instance beside the top buffer: trace-cmd report and tread both merge
+# the buffers by time
+I=$T/instances/tread_tracedat_test
+runs="a b d"
+if mkdir "$I" 2>/dev/null; then
+    echo 0 >"$T/tracing_on"
+    : >"$T/trace"
+    echo 1 >"$T/events/sched/sched_switch/enable"
+    echo 1 >"$I/events/irq/enable"
+    echo 1 >"$I/events/sched/sched_wakeup/enable"
+    echo 1 >"$I/tracing_on"
+    echo 1 >"$T/tracing_on"
+    sh -c 'sleep 0.02; /bin/true'
+    echo 0 >"$T/tracing_on"
+    echo 0 >"$I/tracing_on"
+    echo 0 >"$T/events/enable"
+    if (cd "$out" && trace-cmd extract -a -t -o c.dat >c.log 2>&1); then
+        runs="a b c d"
+    fi
+    rmdir "$I" 2>/dev/null
+fi
 
 fail=0
-for r in a b; do
+for r in $runs; do
     trace-cmd convert -i "$out/$r.dat" --file-version 6 -o "$out/${r}6.dat" >/dev/null 2>&1 || fail=1
     trace-cmd convert -i "$out/$r.dat" --file-version 7 --compression none \
         -o "$out/${r}7.dat" >/dev/null 2>&1 || fail=1
@@ -69,6 +104,12 @@ for r in a b; do
         "$PY" "$top_srcdir/tests/tracedat_compare.py" "$TREAD" "$out/$f" "$out/$f.txt" || fail=1
     done
     # v6 as a stream: the same events, CPU after CPU, each CPU in order
+    # (an instance's data is read from a file only: a stream says so)
+    if [ "$r" = c ]; then
+        cat "$out/${r}6.dat" | "$TREAD" stats - >/dev/null 2>"$out/err"
+        grep -q "v6 instance buffer(s) not read" "$out/err" || { cat "$out/err"; fail=1; }
+        continue
+    fi
     cat "$out/${r}6.dat" | "$TREAD" cat -q - >"$out/stream.ndjson" || fail=1
     "$TREAD" cat -q "$out/${r}6.dat" >"$out/file.ndjson" || fail=1
     "$PY" - "$out/stream.ndjson" "$out/file.ndjson" <<'PYEOF' || fail=1
@@ -98,4 +139,7 @@ PYEOF
     fi
     grep -q "BUFFER option" "$out/err" || { cat "$out/err"; fail=1; }
 done
+# the busy recording lost events, and tread counted them
+"$TREAD" stats "$out/d.dat" 2>&1 | grep -q "data_loss.*cpu [0-9]* lost" ||
+    { echo "no data loss in the 8 KiB recording"; fail=1; }
 exit $fail

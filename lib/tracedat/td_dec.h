@@ -61,6 +61,8 @@ typedef struct td_dec {
     char sysname[257];
     size_t sysname_len;
     uint32_t ncpus;             /* v6 header */
+    uint64_t v6_buf_off[TD_MAX_BUFFERS]; /* v6 instances: their CPU tables */
+    uint32_t v6_bufs, v6_buf_next;
     td_page_layout layout;
     int have_layout;
     td_formats formats;

@@ -11,7 +11,7 @@ enum {
     S_MAGIC = 0, S_VERSION, S_INIT, S_V7_COMP, S_V7_COMP_VER, S_V7_OPTOFF,
     S_HDR_PAGE, S_HDR_EVENT, S_FTRACE_COUNT, S_FTRACE_ITEM, S_SYS_COUNT, S_SYS_NAME,
     S_EVENT_ITEM, S_KALLSYMS, S_PRINTK, S_CMDLINES, S_CPUS, S_OPTSTR, S_OPTION, S_FLY,
-    S_V7_SECTION, S_END
+    S_V7_SECTION, S_V6_BUFFER, S_END
 };
 
 #define FAIL(d, err, off, ...) (tread__fail((d)->p, err, off, __VA_ARGS__), TD_ERROR)
@@ -78,9 +78,19 @@ static int option(td_dec *d, uint16_t id, const unsigned char *v, uint32_t size,
     switch (id) {
     case 3: /* BUFFER */
         if (d->version < 7) {
-            /* v6 instances: not read (doc/formats/tracedat.md) */
-            tread__warn(d->p, TREAD_WARN_UNKNOWN_RECORD, off,
-                        "v6 instance buffer option: its data is not read");
+            /* v6: the offset of the instance's "flyrecord" CPU table, read
+             * after the top buffer's (in file order) */
+            if (size < 8)
+                goto bad;
+            if (d->v6_bufs >= TD_MAX_BUFFERS - 1)
+                return FAIL(d, TREAD_ERROR_SYNTAX, off, "more than %u buffers", TD_MAX_BUFFERS);
+            uint64_t at = td_u64(d->be, v);
+            uint32_t k = d->v6_bufs++;
+            while (k > 0 && d->v6_buf_off[k - 1] > at) {
+                d->v6_buf_off[k] = d->v6_buf_off[k - 1];
+                k--;
+            }
+            d->v6_buf_off[k] = at;
             return 0;
         }
         {
@@ -575,8 +585,41 @@ static int step(td_dec *d)
                 return TD_ERROR;
         d->nbuffers = 1;
         d->pos += n;
-        d->st = S_END;
-        return TD_DONE;
+        d->st = S_V6_BUFFER;
+        return TD_DONE + 1;
+    }
+    case S_V6_BUFFER: {
+        if (d->v6_buf_next == d->v6_bufs) {
+            d->st = S_END;
+            return TD_DONE;
+        }
+        uint64_t at = d->v6_buf_off[d->v6_buf_next];
+        size_t n = 10 + (size_t)d->ncpus * 16;
+        if (!d->file) {
+            /* its CPU table lies after the top buffer's data, which a
+             * stream must read first */
+            tread__warn(d->p, TREAD_WARN_UNKNOWN_RECORD, at,
+                        "%u v6 instance buffer(s) not read: a stream reads the top buffer "
+                        "only (read the file with tread_parse_path/_fd)",
+                        d->v6_bufs);
+            d->st = S_END;
+            return TD_DONE;
+        }
+        if (!(h = td_need(d, at, n)))
+            return d->file ? FAIL(d, TREAD_ERROR_SYNTAX, at,
+                                  "an instance's CPU table runs past the end of the file")
+                           : TD_NEED;
+        if (memcmp(h, "flyrecord", 10) != 0)
+            return FAIL(d, TREAD_ERROR_SYNTAX, at, "an instance's CPU table without \"flyrecord\"");
+        uint32_t b = d->nbuffers++;
+        d->c.buffers++;
+        for (uint32_t i = 0; i < d->ncpus; i++)
+            if (td_add_cpu(d, b, i, td_u64(d->be, h + 10 + 16 * i),
+                           td_u64(d->be, h + 18 + 16 * i)) != 0)
+                return TD_ERROR;
+        d->pos = at + n;
+        d->v6_buf_next++;
+        return TD_DONE + 1;
     }
     default:
         return TD_DONE;

@@ -76,8 +76,10 @@ int td_page_open(td_page *pg, const td_page_layout *l, int be, const unsigned ch
         return -1;
     }
     uint64_t commit = td_uint(be, data + l->commit_off, l->commit_size);
+    /* the flags are an int's bits 31 and 30, sign-extended into a 64-bit
+     * local_t: what is above bit 29 is flags, not size */
     uint64_t flags = commit & (RB_MISSED_EVENTS | RB_MISSED_STORED);
-    commit &= ~(uint64_t)(RB_MISSED_EVENTS | RB_MISSED_STORED);
+    commit &= (1u << 30) - 1;
     if (commit > size - l->data_off) {
         *why = "the page's commit runs past the page";
         return -1;

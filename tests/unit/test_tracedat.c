@@ -76,7 +76,10 @@ static void page(bld *b, uint64_t t0, int n, int pid0, int lost)
 {
     size_t start = b->n;
     u64(b, t0);
-    uint64_t commit = (uint64_t)n * 36 | (lost ? (1ull << 31) : 0);
+    /* lost: RB_MISSED_EVENTS | RB_MISSED_STORED, an int's bits 31 and 30
+     * sign-extended into a 64-bit local_t as the kernel leaves them, and
+     * the count (7) stored after the data */
+    uint64_t commit = (uint64_t)n * 36 | (lost ? 0xffffffffc0000000ull : 0);
     uint_(b, commit, S.long_size);
     for (int i = 0; i < n; i++) {
         uint32_t delta = i ? 10u : 0u, type_len = 8; /* 32 bytes */
@@ -89,6 +92,8 @@ static void page(bld *b, uint64_t t0, int n, int pid0, int lost)
         u32(b, (uint32_t)(pid0 + i));
         u32(b, (uint32_t)(pid0 + i + 1));
     }
+    if (lost)
+        uint_(b, 7, S.long_size);
     while (b->n < start + 4096)
         put(b, "", 1);
 }
@@ -423,7 +428,7 @@ static void shapes(void)
         b = make(4096, 0, 2, 1);
         CHECK_EQ_INT(from_file(&b, &d), TREAD_STATUS_OK);
         CHECK_EQ_INT(d.warns, 1);
-        CHECK(strstr(d.warn, "data_loss@") && strstr(d.warn, "cpu 1 lost events"));
+        CHECK(strstr(d.warn, "data_loss@") && strstr(d.warn, "cpu 1 lost 7 events"));
         CHECK_EQ_STR(d.text, FILE_ORDER);
         free(b.b);
     }
