@@ -57,6 +57,7 @@ typedef enum tread_format {
     TREAD_FORMAT_FTRACE,      /* Linux ftrace text ("# tracer:") */
     TREAD_FORMAT_SYSTRACE,    /* Android systrace HTML */
     TREAD_FORMAT_CPUPROFILE,  /* V8 .cpuprofile (DevTools, node --cpu-prof) */
+    TREAD_FORMAT_TRACEDAT,    /* trace-cmd's binary trace.dat (v6, v7) */
     TREAD_FORMAT_COUNT_
 } tread_format;
 
@@ -68,7 +69,7 @@ typedef enum tread_compression {
 } tread_compression;
 
 /* Short lower-case names: "json", "perfetto", "fxt", "ftrace", "systrace",
- * "cpuprofile", "unknown"; "none", "gzip", "zstd". Never NULL. */
+ * "cpuprofile", "tracedat", "unknown"; "none", "gzip", "zstd". Never NULL. */
 TREAD_API const char *tread_format_name(tread_format f);
 TREAD_API const char *tread_compression_name(tread_compression c);
 
@@ -168,6 +169,13 @@ typedef enum tread_args_encoding {
                                fields (integers as INT, the rest STRING),
                                else the whole payload as one STRING "text"
                                (doc/formats/ftrace.md) */
+    TREAD_ARGS_TRACEDAT,    /* a trace.dat event record's bytes read
+                               through its format file: the event's own
+                               fields (common_* left out) in the format's
+                               order, integers as INT (UINT above
+                               INT64_MAX), char arrays and __data_loc
+                               strings as STRING, other arrays as BYTES
+                               (doc/formats/tracedat.md) */
     TREAD_ARGS_ENCODING_COUNT_
 } tread_args_encoding;
 
@@ -559,7 +567,7 @@ typedef enum tread_option {
                                       again, a parent from a children list
                                       is lost) and a new profile's records
                                       are delivered unexpanded */
-    TREAD_OPT_INFLATE              /* what inflates gzip input and Perfetto
+    TREAD_OPT_INFLATE,             /* what inflates gzip input and Perfetto
                                       compressed packets: -1 (default) the
                                       fastest built in, isa-l when tread
                                       was built with it (configure
@@ -569,6 +577,13 @@ typedef enum tread_option {
                                       comparison: events and warnings of
                                       intact data are the same either way;
                                       see tread(3) for damaged data */
+    TREAD_OPT_MAX_TRACEDAT_META_BYTES /* trace.dat: the largest metadata
+                                      item held (a format file, kallsyms,
+                                      printk formats, saved cmdlines, a v7
+                                      section or data chunk expanded) and
+                                      the total of the event format tables,
+                                      default 64 MiB, at least 4096; more
+                                      is TREAD_ERROR_LIMIT_MEMORY */
 } tread_option;
 
 typedef struct tread_json_raw tread_json_raw;

@@ -105,8 +105,9 @@ enum { TPY_WARN_PYTHON = 0, TPY_WARN_CALLBACK, TPY_WARN_IGNORE };
 
 typedef struct tpy_options {
     tread_format format;        /* UNKNOWN: sniff */
-    int64_t limit[TREAD_OPT_INFLATE + 1]; /* by tread_option (the last is
-                                          TREAD_OPT_INFLATE); -2: not given */
+    int64_t limit[TREAD_OPT_MAX_TRACEDAT_META_BYTES + 1]; /* by tread_option
+                                          (the last is TREAD_OPT_MAX_TRACEDAT_
+                                          META_BYTES); -2: not given */
     int warn_mode;
     PyObject *warn_cb;          /* owned; TPY_WARN_CALLBACK */
     int capture_args;           /* args=True (default) */

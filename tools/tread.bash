@@ -39,7 +39,7 @@ _tread()
 
     case $prev in
         --format)
-            COMPREPLY=($(compgen -W "json perfetto fxt ftrace systrace cpuprofile" -- "$cur"))
+            COMPREPLY=($(compgen -W "json perfetto fxt ftrace systrace cpuprofile tracedat" -- "$cur"))
             return ;;
         --to)
             COMPREPLY=($(compgen -W "json perfetto" -- "$cur"))

@@ -133,6 +133,13 @@ static tread_status start_source(tread_parser *p, int fd, int owned)
         return tread__fail(p, TREAD_ERROR_MISUSE, 0, "the parser has already been fed");
     }
     p->src_fd = fd;
+    p->src_start = -1;
+    {
+        struct stat sb;
+        off_t at = lseek(fd, 0, SEEK_CUR);
+        if (at >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+            p->src_start = (int64_t)at;
+    }
     p->src_owned = owned;
     p->src_eof = 0;
     start_read_thread(p, fd);

@@ -9,7 +9,7 @@ const char *tread_version(void) { return TREAD_VERSION_STRING; }
 const char *tread_format_name(tread_format f)
 {
     static const char *const n[] = {"unknown", "json", "perfetto", "fxt", "ftrace", "systrace",
-                                      "cpuprofile"};
+                                      "cpuprofile", "tracedat"};
     return NAME_OF(n, f);
 }
 

@@ -47,6 +47,8 @@ tread_parser *tread_parser_create(const tread_allocator *alloc)
     p->max_interned_bytes = (uint64_t)256 << 20;
     p->max_line_bytes = (size_t)1 << 20;
     p->max_profile_nodes = (size_t)1 << 20;
+    p->max_tracedat_meta_bytes = (uint64_t)64 << 20;
+    p->src_start = -1;
     p->range_end = UINT64_MAX;
     p->src_fd = -1;
     tread_buf_init(&p->pending_raw, &p->alloc, SIZE_MAX);
@@ -152,6 +154,10 @@ int tread_config(tread_parser *p, tread_option opt, int64_t v)
     case TREAD_OPT_MAX_PROFILE_NODES:
         if (v < 16 || (uint64_t)v > SIZE_MAX / 128) return -1;
         p->max_profile_nodes = (size_t)v;
+        return 0;
+    case TREAD_OPT_MAX_TRACEDAT_META_BYTES:
+        if (v < 4096) return -1;
+        p->max_tracedat_meta_bytes = (uint64_t)v;
         return 0;
     case TREAD_OPT_RANGE_BEGIN:
         if (v < 0) return -1;

@@ -40,6 +40,7 @@ struct tread_parser {
     uint64_t max_interned_bytes;
     size_t max_line_bytes;
     size_t max_profile_nodes;
+    uint64_t max_tracedat_meta_bytes;
     uint64_t range_begin, range_end; /* TREAD_OPT_RANGE_*: [0, UINT64_MAX)
                                         is no range */
 
@@ -109,6 +110,9 @@ struct tread_parser {
 
     /* tread_parse_fd / tread_parse_path */
     int src_fd;
+    int64_t src_start;          /* the fd's offset where the input began,
+                                   -1 when it cannot seek (a trace.dat
+                                   decoder reads such a file itself) */
     int src_owned;
     int src_eof;
     unsigned char *read_buf;    /* reads on the caller's thread */

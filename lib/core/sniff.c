@@ -152,6 +152,17 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
             return TREAD_FORMAT_FXT;
         }
     }
+    /* trace-cmd's trace.dat: 0x17 0x08 0x44 "tracing" */
+    if (d[0] == 0x17) {
+        static const unsigned char td_magic[10] = {0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+        size_t k = n < 10 ? n : 10;
+        if (memcmp(d, td_magic, k) == 0) {
+            if (k == 10)
+                return TREAD_FORMAT_TRACEDAT;
+            if (!final)
+                return *need_more = 1, TREAD_FORMAT_UNKNOWN;
+        }
+    }
     size_t i = 0;
     if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
         i = 3; /* UTF-8 byte-order mark */

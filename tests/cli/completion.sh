@@ -28,7 +28,7 @@ check "commands" test "$(tr '\n' ' ' <"$tmp/c")" = "cat convert help split stats
 complete_words tread st >"$tmp/c"
 check "st -> stats" test "$(cat "$tmp/c")" = "stats"
 complete_words tread --format "" | sort >"$tmp/c"
-check "--format values" test "$(tr '\n' ' ' <"$tmp/c")" = "cpuprofile ftrace fxt json perfetto systrace "
+check "--format values" test "$(tr '\n' ' ' <"$tmp/c")" = "cpuprofile ftrace fxt json perfetto systrace tracedat "
 complete_words tread convert --to p >"$tmp/c"
 check "--to p -> perfetto" test "$(cat "$tmp/c")" = "perfetto"
 complete_words tread cat --kind comp >"$tmp/c"
