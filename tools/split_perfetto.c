@@ -72,8 +72,9 @@ static int piece_header(split_perfetto *s, buf *out)
 }
 
 /* Track t's descriptor, if the piece lacks it, with its parents: in the
- * order the whole file had them when t was last described (a track
- * described before its parent has no pid from it, there and here). */
+ * order the whole file had them when t was last described (the decoder
+ * resolves a pid through the parent chain at each event, so the order
+ * changes no pid; it keeps the piece's descriptor facts as the file's). */
 static int put_track(split_perfetto *s, track *t, int depth)
 {
     if (!t || t->piece == s->piece || depth >= SPLIT_PF_MAX_PARENT_DEPTH)
