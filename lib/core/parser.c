@@ -775,6 +775,10 @@ static tread_status finish_input(tread_parser *p)
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
     }
+    /* a range still before its beginning says nothing, as before the
+     * decoder's finish (which may enter the range) */
+    if (p->in_prefix)
+        p->forced_reported = 1;
     st = p->dec_ops->finish(p->dec); /* idempotent once it returned OK */
     if (st == TREAD_STATUS_PAUSED)
         return pause_with(p, st);
