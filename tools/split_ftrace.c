@@ -8,6 +8,13 @@
 /* Bytes of a piece's start shown to the sniff check (the library's
  * sniffer decides on at most 4 KiB). */
 #define SNIFF_BYTES 4096u
+/* What a later line could add to flip the sniff: a ctrace marker (the
+ * one rule of the sniffer that later bytes in its window can turn from
+ * ftrace to another format, doc/formats/systrace.md), placed at the
+ * earliest place it could be. A start that reads as ftrace with it reads
+ * so with whatever follows. */
+static const char PROBE[] = "TRACE:\nx^";
+#define PROBE_LEN (sizeof PROBE - 1)
 /* A cpus=N line longer than this is not repeated (counted). */
 #define MAX_CPUS_LINE 256u
 
@@ -25,7 +32,8 @@ struct split_ftrace {
     long cpus_at;             /* where the cpus=N line goes in it, -1 none */
     char cpus[MAX_CPUS_LINE + 1]; /* the cpus=N line in force, with '\n' */
     size_t cpus_len;
-    int hdr_sniffs;           /* the header alone reads as ftrace: -1 unknown */
+    int hdr_sniffs;           /* the header alone reads as ftrace, whatever
+                                 follows: -1 unknown */
 
     unsigned char *scratch;   /* the header, or the sniff check's bytes */
     size_t scratch_cap;
@@ -81,7 +89,7 @@ split_ftrace *split_ftrace_new(split_pieces *sp)
 static long build_header(split_ftrace *s)
 {
     size_t n = s->pre_len + s->cpus_len;
-    if (reserve(&s->scratch, &s->scratch_cap, n + SNIFF_BYTES + 2) != 0)
+    if (reserve(&s->scratch, &s->scratch_cap, n + SNIFF_BYTES + 2 + PROBE_LEN) != 0)
         return -1;
     size_t at = s->cpus_at >= 0 ? (size_t)s->cpus_at : s->pre_len;
     if (at)
@@ -93,13 +101,15 @@ static long build_header(split_ftrace *s)
     return (long)n;
 }
 
-/* Does tread take these bytes, as a whole input, for ftrace text? */
-static int sniffs_ftrace(const unsigned char *p, size_t n)
+/* Does tread take a file starting with these n bytes for ftrace text,
+ * whatever follows them? (p has room for PROBE after them.) */
+static int sniffs_ftrace(unsigned char *p, size_t n)
 {
     tread_parser *tp = tread_parser_create(NULL);
     if (!tp)
         return 0;
-    tread_feed(tp, p, n);
+    memcpy(p + n, PROBE, PROBE_LEN);
+    tread_feed(tp, p, n + PROBE_LEN);
     tread_finish(tp);
     tread_stats st;
     tread_get_stats(tp, &st);
@@ -107,8 +117,10 @@ static int sniffs_ftrace(const unsigned char *p, size_t n)
     return st.format == TREAD_FORMAT_FTRACE;
 }
 
-/* Starts a piece with the header (and, when neither it nor the first
- * line l makes the piece read as ftrace, SPLIT_FTRACE_TRACER_LINE). */
+/* Starts a piece with the header (and, when the header and the first
+ * line l do not make the piece read as ftrace whatever lines follow them,
+ * SPLIT_FTRACE_TRACER_LINE, which does: the sniffer decides on a leading
+ * "# tracer" first). */
 static int begin_piece(split_ftrace *s, const tread_ftrace_line *l)
 {
     if (split_pieces_begin(s->sp) != 0)

@@ -9,9 +9,9 @@
  * most SPLIT_FTRACE_MAX_HEADER_BYTES, and the `cpus=N` line in force),
  * then whole lines in input order. The ftrace decoder reads every line
  * alone (doc/formats/ftrace.md), so a line reads the same in a piece as in
- * the whole; the header makes each piece recognised as ftrace text. A text
- * whose header does not (bare trace_pipe output) gets a `# tracer` line
- * in the pieces whose first line would not be recognised either.
+ * the whole; the header makes each piece recognised as ftrace text. A piece
+ * whose header and first line do not, whatever lines follow (bare
+ * trace_pipe output has no header), starts with a `# tracer` line.
  *
  * Lines longer than TREAD_OPT_MAX_LINE_BYTES are not held by the decoder
  * (it skips them with a warning): they are counted, not copied. Memory:
@@ -30,8 +30,11 @@
  * says how many). */
 #define SPLIT_FTRACE_MAX_HEADER_BYTES (8u << 10)
 
-/* The line a piece starts with when neither the text's header nor its
- * first line would make it read as ftrace text (doc/convert.md). */
+/* The line a piece starts with when the text's header and its first line
+ * would not make it read as ftrace text whatever lines follow (a bare
+ * trace_pipe text has no header; a later line could hold a ctrace
+ * marker): the sniffer takes a text that starts with it for ftrace
+ * (doc/convert.md). */
 #define SPLIT_FTRACE_TRACER_LINE "# tracer\n"
 
 typedef struct split_ftrace split_ftrace;

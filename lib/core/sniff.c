@@ -246,6 +246,13 @@ tread_format tread_sniff_format(const unsigned char *d, size_t n, int final,
     const unsigned char *t = d + i;
     if (has_prefix_ci(t + (j - i), n - j, doctype) || has_prefix_ci(t + (j - i), n - j, "<html"))
         return TREAD_FORMAT_SYSTRACE;
+    /* ftrace text's own first line ("# tracer: nop", trace-cmd report's
+     * "version = 6" or "cpus=4") decides before anything later in the
+     * window can: a text so begun stays ftrace whatever lines follow
+     * (a piece of tread split starts so, doc/convert.md) */
+    if (has_prefix_ci(t, n - i, "# tracer") || has_prefix_ci(t, n - i, "cpus=") ||
+        has_prefix_ci(t, n - i, "version = "))
+        return TREAD_FORMAT_FTRACE;
     /* ctrace: "TRACE:\n" (atrace's marker, after whatever adb printed)
      * then a zlib header (78 01/5e/9c/da) */
     for (size_t k = 0; k + 9 <= n - i && k + 7 <= window; k++)

@@ -156,6 +156,34 @@ while read -r p; do "$TREAD" stats --json "$p" 2>/dev/null | grep -q '"format": 
 check "no header: every piece reads as ftrace" [ $ok -eq 1 ]
 split_ok "no header" "$tmp/n.txt" 256
 
+# --- a ctrace marker ("TRACE:" then a line starting with a zlib header)
+# among the lines: a piece starting near it must still read as ftrace
+# (fuzz_convert's finding: the sniffer took such a piece of a trace-cmd
+# report text for ctrace). Short headers and lines put the marker in the
+# sniffer's first 128 bytes of some piece at every piece size below. ----
+python3 - "$tmp/m.txt" "$tmp/mb.txt" <<'PY'
+import sys
+ev = lambda i: "  bash-%d [000]  5.%06d: sched_waking: comm=sh pid=%d\n" % (i, i, i)
+body = "".join(ev(i) + ("TRACE:\nx^ not zlib %d\n" % i if i % 3 == 2 else "") for i in range(40))
+open(sys.argv[1], "w").write("version = 6\ncpus=4\n" + body)
+open(sys.argv[2], "w").write(body)
+PY
+for f in m mb; do
+    for sz in 256 300 400 512; do
+        rm -f "$tmp"/p-*
+        "$TREAD" split -q --max-bytes $sz "$tmp/$f.txt" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+        ok=1
+        while read -r p; do "$TREAD" stats --json "$p" 2>/dev/null | grep -q '"format": *"ftrace"' || ok=0; done < "$tmp/list"
+        check "ctrace marker in the lines ($f, $sz): every piece reads as ftrace" [ $ok -eq 1 ]
+        split_ok "ctrace marker in the lines ($f, $sz)" "$tmp/$f.txt" $sz
+    done
+done
+rm -f "$tmp"/p-*
+"$TREAD" split -q --max-bytes 300 "$tmp/m.txt" "$tmp/p" > "$tmp/list"
+ok=1
+while read -r p; do [ "$(head -n 1 "$p")" = "version = 6" ] || ok=0; done < "$tmp/list"
+check "ctrace marker: a trace-cmd report text's pieces need no '# tracer' line" [ $ok -eq 1 ]
+
 # --- a line longer than --max-line-bytes: counted as a loss, --strict ---
 python3 - "$tmp/t.txt" <<'PY'
 import sys
