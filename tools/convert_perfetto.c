@@ -2,6 +2,7 @@
  * numbers from ../shared/spec/perfetto_fields.tsv (perfetto.protos.*). */
 #include "convert_perfetto.h"
 #include "convert_json.h"
+#include "pos_index.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -180,8 +181,7 @@ typedef struct cvp_track {
 struct cvp_tracks {
     cvp_track *v;
     size_t n, cap_v, max;
-    uint32_t *index;         /* open addressing: 1-based position in v */
-    size_t cap;
+    pos_index index;         /* mix64(uuid) -> position in v */
 };
 
 static cvp_tracks *tracks_new(uint64_t max)
@@ -190,12 +190,7 @@ static cvp_tracks *tracks_new(uint64_t max)
     if (!t)
         return NULL;
     t->max = (size_t)max;
-    t->cap = 64;
-    t->index = calloc(t->cap, sizeof *t->index);
-    if (!t->index) {
-        free(t);
-        return NULL;
-    }
+    pos_index_init(&t->index);
     return t;
 }
 
@@ -206,27 +201,17 @@ static void tracks_free(cvp_tracks *t)
     for (size_t i = 0; i < t->n; i++)
         free(t->v[i].name);
     free(t->v);
-    free(t->index);
+    pos_index_free(&t->index);
     free(t);
 }
 
 static cvp_track *track_find(cvp_tracks *t, uint64_t uuid)
 {
-    size_t mask = t->cap - 1;
-    for (size_t i = (size_t)mix64(uuid) & mask; t->index[i];
-         i = (i + 1) & mask)
-        if (t->v[t->index[i] - 1].uuid == uuid)
-            return &t->v[t->index[i] - 1];
+    size_t it = 0, pos;
+    while (pos_index_next(&t->index, mix64(uuid), &it, &pos))
+        if (t->v[pos].uuid == uuid)
+            return &t->v[pos];
     return NULL;
-}
-
-static void index_put(cvp_tracks *t, size_t pos)
-{
-    size_t mask = t->cap - 1;
-    size_t i = (size_t)mix64(t->v[pos].uuid) & mask;
-    while (t->index[i])
-        i = (i + 1) & mask;
-    t->index[i] = (uint32_t)(pos + 1);
 }
 
 /* A new track (not in the table yet): NULL when full or out of memory. */
@@ -248,23 +233,14 @@ static cvp_track *track_add(convert_perfetto *w, uint64_t uuid,
         t->v = v;
         t->cap_v = cap;
     }
-    if (2 * (t->n + 1) > t->cap) {
-        uint32_t *idx = calloc(t->cap * 2, sizeof *idx);
-        if (!idx)
-            goto nomem;
-        free(t->index);
-        t->index = idx;
-        t->cap *= 2;
-        for (size_t i = 0; i < t->n; i++)
-            index_put(t, i);
-    }
+    if (pos_index_add(&t->index, mix64(uuid), t->n) != 0)
+        goto nomem;
     cvp_track *tr = &t->v[t->n];
     memset(tr, 0, sizeof *tr);
     tr->uuid = uuid;
     tr->kind = kind;
     tr->pid = pid;
     tr->tid = tid;
-    index_put(t, t->n);
     t->n++;
     return tr;
 nomem:

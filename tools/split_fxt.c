@@ -1,5 +1,6 @@
 /* split_fxt: see split_fxt.h and doc/convert.md. */
 #include "split_fxt.h"
+#include "pos_index.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +58,7 @@ struct split_fxt {
 
     fdef *v;
     size_t n, cap_v;
-    uint32_t *index;
-    size_t cap;
+    pos_index index;         /* def_hash -> position in v */
     size_t def_bytes;
     int defs_full;
 
@@ -129,24 +129,14 @@ static uint64_t def_hash(int kind, uint64_t prov, uint64_t key)
 
 static fdef *def_find(split_fxt *s, int kind, uint64_t prov, uint64_t key)
 {
-    size_t mask = s->cap - 1;
-    for (size_t i = (size_t)def_hash(kind, prov, key) & mask; s->index[i];
-         i = (i + 1) & mask) {
-        fdef *d = &s->v[s->index[i] - 1];
+    size_t it = 0, pos;
+    uint64_t h = def_hash(kind, prov, key);
+    while (pos_index_next(&s->index, h, &it, &pos)) {
+        fdef *d = &s->v[pos];
         if (d->kind == kind && d->prov == prov && d->key == key)
             return d;
     }
     return NULL;
-}
-
-static void def_index(split_fxt *s, size_t pos)
-{
-    size_t mask = s->cap - 1;
-    const fdef *d = &s->v[pos];
-    size_t i = (size_t)def_hash(d->kind, d->prov, d->key) & mask;
-    while (s->index[i])
-        i = (i + 1) & mask;
-    s->index[i] = (uint32_t)(pos + 1);
 }
 
 static fprov *prov_get(split_fxt *s, uint64_t key)
@@ -196,22 +186,13 @@ static long def_put(split_fxt *s, int kind, uint64_t prov, uint64_t key, uint32_
             s->v = v;
             s->cap_v = cap;
         }
-        if (2 * (s->n + 1) > s->cap) {
-            uint32_t *idx = calloc(s->cap * 2, sizeof *idx);
-            if (!idx)
-                return -1;
-            free(s->index);
-            s->index = idx;
-            s->cap *= 2;
-            for (size_t i = 0; i < s->n; i++)
-                def_index(s, i);
-        }
+        if (pos_index_add(&s->index, def_hash(kind, prov, key), s->n) != 0)
+            return -1;
         d = &s->v[s->n];
         memset(d, 0, sizeof *d);
         d->kind = kind;
         d->prov = prov;
         d->key = key;
-        def_index(s, s->n);
         s->n++;
     }
     unsigned char *copy = malloc(len ? len : 1);
@@ -750,12 +731,7 @@ split_fxt *split_fxt_new(split_pieces *sp)
     if (!s)
         return NULL;
     s->sp = sp;
-    s->cap = 256;
-    s->index = calloc(s->cap, sizeof *s->index);
-    if (!s->index) {
-        free(s);
-        return NULL;
-    }
+    pos_index_init(&s->index);
     return s;
 }
 
@@ -772,7 +748,7 @@ void split_fxt_free(split_fxt *s)
         free(s->v[i].deps);
     }
     free(s->v);
-    free(s->index);
+    pos_index_free(&s->index);
     free(s->prov);
     free(s->rec);
     free(s);

@@ -1,5 +1,6 @@
 /* split_meta: see split_meta.h. */
 #include "split_meta.h"
+#include "pos_index.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,7 @@ typedef struct meta_owner {
 struct split_meta {
     meta_owner *v;
     size_t n, cap_v;
-    uint32_t *index;         /* open addressing: 1-based position in v */
-    size_t cap;
+    pos_index index;         /* key_hash -> position in v */
     size_t bytes, max_bytes;
     int full;
 };
@@ -40,12 +40,7 @@ split_meta *split_meta_new(size_t max_bytes)
     split_meta *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
-    m->cap = 64;
-    m->index = calloc(m->cap, sizeof *m->index);
-    if (!m->index) {
-        free(m);
-        return NULL;
-    }
+    pos_index_init(&m->index);
     m->max_bytes = max_bytes;
     return m;
 }
@@ -58,7 +53,7 @@ void split_meta_free(split_meta *m)
         for (int s = 0; s < 3; s++)
             free(m->v[i].slot[s].rec);
     free(m->v);
-    free(m->index);
+    pos_index_free(&m->index);
     free(m);
 }
 
@@ -69,24 +64,14 @@ int split_meta_full(const split_meta *m)
 
 static meta_owner *find(split_meta *m, int is_thread, int64_t pid, int64_t tid)
 {
-    size_t mask = m->cap - 1;
-    for (size_t i = (size_t)key_hash(is_thread, pid, tid) & mask; m->index[i];
-         i = (i + 1) & mask) {
-        meta_owner *o = &m->v[m->index[i] - 1];
+    size_t it = 0, pos;
+    uint64_t h = key_hash(is_thread, pid, tid);
+    while (pos_index_next(&m->index, h, &it, &pos)) {
+        meta_owner *o = &m->v[pos];
         if (o->is_thread == is_thread && o->pid == pid && o->tid == tid)
             return o;
     }
     return NULL;
-}
-
-static void index_put(split_meta *m, size_t pos)
-{
-    size_t mask = m->cap - 1;
-    const meta_owner *o = &m->v[pos];
-    size_t i = (size_t)key_hash(o->is_thread, o->pid, o->tid) & mask;
-    while (m->index[i])
-        i = (i + 1) & mask;
-    m->index[i] = (uint32_t)(pos + 1);
 }
 
 static meta_owner *add(split_meta *m, int is_thread, int64_t pid, int64_t tid)
@@ -101,22 +86,13 @@ static meta_owner *add(split_meta *m, int is_thread, int64_t pid, int64_t tid)
         m->v = v;
         m->cap_v = cap;
     }
-    if (2 * (m->n + 1) > m->cap) {
-        uint32_t *idx = calloc(m->cap * 2, sizeof *idx);
-        if (!idx)
-            return NULL;
-        free(m->index);
-        m->index = idx;
-        m->cap *= 2;
-        for (size_t i = 0; i < m->n; i++)
-            index_put(m, i);
-    }
+    if (pos_index_add(&m->index, key_hash(is_thread, pid, tid), m->n) != 0)
+        return NULL;
     meta_owner *o = &m->v[m->n];
     memset(o, 0, sizeof *o);
     o->is_thread = is_thread;
     o->pid = pid;
     o->tid = tid;
-    index_put(m, m->n);
     m->n++;
     return o;
 }
