@@ -299,7 +299,7 @@ static int write_held(split_perfetto *s)
     }
     /* its incremental counter value */
     te_counter tc;
-    memset(&tc, 0, sizeof tc);
+    spf_counter_clear(&tc);
     if (q && te && !dropped) {
         spf_read_counter(s, q, te, te_len, &tc);
         if (s->failed)

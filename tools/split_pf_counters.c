@@ -76,7 +76,7 @@ void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size
     size_t n_ui = 0, n_ud = 0;
     int has_ui = 0, has_ud = 0, has_uuid = 0;
     uint64_t uuid = 0;
-    memset(tc, 0, sizeof *tc);
+    spf_counter_clear(tc);
     rd_init(&r, te, n);
     while (rd_next(&r, &f) > 0) {
         if (f.num == 30 && f.wire == 0) {
@@ -120,10 +120,12 @@ void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size
     if (tc->has_main && has_uuid)
         tc->main.ctr = incremental(s, q, uuid);
     for (size_t i = 0; i < tc->n_xi; i++) {
+        tc->xi[i] = (te_value){0};
         tc->xi[i].iv = (int64_t)xi[i];
         tc->xi[i].ctr = i < n_ui ? incremental(s, q, ui[i]) : NULL;
     }
     for (size_t i = 0; i < tc->n_xd; i++) {
+        tc->xd[i] = (te_value){0};
         tc->xd[i].is_double = 1;
         memcpy(&tc->xd[i].dv, &xd[i], sizeof(double));
         tc->xd[i].ctr = i < n_ud ? incremental(s, q, ud[i]) : NULL;
