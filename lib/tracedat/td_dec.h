@@ -95,6 +95,8 @@ typedef struct td_dec {
     int finished, done;
     uint64_t last_ts;
     tread_buf chunk_in;         /* a compressed chunk read from the file */
+    struct ZSTD_DCtx_s *zctx;   /* td_expand's contexts, on the parser's allocator */
+    struct z_stream_s *zs;
 
     /* symbols and trace_printk formats (td_ksyms.c) */
     td_text_loc ks_loc, pk_loc;
@@ -118,6 +120,7 @@ const unsigned char *td_need_str(td_dec *d, uint64_t off, size_t max, size_t *le
 int td_pread(td_dec *d, uint64_t off, void *out, size_t n);
 /* Expands a compressed block into out (exactly usize bytes). 0 or -1. */
 int td_expand(td_dec *d, const unsigned char *in, size_t len, unsigned char *out, size_t usize);
+void td_expand_free(td_dec *d);
 
 /* td_header.c: runs the header's states: TD_DONE when the data begins. */
 int td_header_run(td_dec *d);

@@ -168,6 +168,7 @@ static void td_destroy(void *dec)
     tread_buf_free(&d->sec);
     tread_buf_free(&d->chunk_in);
     tread_buf_free(&d->targs);
+    td_expand_free(d);
     td_syms_free(&d->ksyms, &d->p->alloc);
     td_syms_free(&d->printk, &d->p->alloc);
     td_formats_free(&d->formats);
