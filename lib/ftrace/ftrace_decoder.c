@@ -34,6 +34,7 @@ typedef struct ftrace_decoder {
     tread_buf cpus_args;   /* the num_cpus event's args: {number: N} */
     int finished;
     uint32_t text;         /* tread_ftrace_line.text */
+    tread_str instance;    /* the line's instance buffer (trace-cmd report) */
     ftrace_counts c;
     uint64_t lost_by_cpu[FTRACE_LOST_CPUS];
     char lost_names[FTRACE_LOST_CPUS][28]; /* room for any int: gcc -O1 checks */
@@ -75,6 +76,11 @@ static int find_int(tread_str pl, const char *key, size_t kl, int64_t *out)
 
 static int emit(ftrace_decoder *d, tread_event *ev)
 {
+    if (d->instance.len) { /* the instance buffer's name, as trace.dat gives it */
+        ev->provider_name = d->instance;
+        ev->provider_id = 0;
+        ev->flags |= TREAD_HAS_PROVIDER;
+    }
     return tread__emit_inline(d->p, ev);
 }
 
@@ -354,6 +360,7 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off, int
 {
     ftrace_line L;
     ftrace_parse_line(s, n, &L);
+    d->instance = L.instance;
     d->c.lines++;
     line_hook(d, s, n, off, (unsigned)L.kind, newline);
     switch (L.kind) {
@@ -383,6 +390,11 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off, int
         return -1;
     case FTRACE_LINE_LOST:
         d->c.lost_markers++;
+        if (L.lost < 0) {
+            tread__warn(d->p, TREAD_WARN_DATA_LOSS, off,
+                        "cpu %lld lost events (how many was not stored)", (long long)L.cpu);
+            return -1;
+        }
         d->c.lost_events += (uint64_t)L.lost;
         if (L.cpu >= 0 && L.cpu < FTRACE_LOST_CPUS)
             d->lost_by_cpu[L.cpu] += (uint64_t)L.lost;

@@ -318,7 +318,7 @@ int td_emit_record(td_dec *d, const td_cpu *cp, const td_record *r, uint64_t off
     }
 out:
     if (cp->buffer < d->nbuffers && d->buf_name[cp->buffer][0]) {
-        ev.provider_id = cp->buffer;
+        ev.provider_id = 0; /* the name says which; the text has no index */
         ev.provider_name.ptr = d->buf_name[cp->buffer];
         ev.provider_name.len = strlen(d->buf_name[cp->buffer]);
         ev.flags |= TREAD_HAS_PROVIDER;
