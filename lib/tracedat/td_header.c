@@ -613,22 +613,23 @@ static int step(td_dec *d)
         if (size > UINT64_MAX / 2)
             return FAIL(d, TREAD_ERROR_SYNTAX, d->pos, "a size of %llu bytes",
                         (unsigned long long)size);
-        if (d->st == S_KALLSYMS) d->c.kallsyms_bytes += size;
-        if (d->st == S_PRINTK) d->c.printk_bytes += size;
-        if (d->st == S_CMDLINES) d->c.cmdlines_bytes += size;
         if (d->st != S_CMDLINES && size) {
             td_text_loc *l = d->st == S_KALLSYMS ? &d->ks_loc : &d->pk_loc;
+            /* a stream reads it now, when a format needs it (the formats
+             * come first); a file when an event first needs it */
+            int now = !d->file && (d->st == S_KALLSYMS ? d->formats.need_syms
+                                                       : d->formats.need_printk);
+            if (now && size <= d->limit && !td_need(d, d->pos + szl, (size_t)size))
+                return truncated(d, "kallsyms or the printk formats");
             l->off = d->pos + szl;
             l->size = size;
             l->state = 1;
-            /* a stream reads it now, when a format needs it (the formats
-             * come first); a file when an event first needs it */
-            if (!d->file && (d->st == S_KALLSYMS ? d->formats.need_syms : d->formats.need_printk)) {
-                if (size <= d->limit && !td_need(d, l->off, (size_t)size))
-                    return truncated(d, "kallsyms or the printk formats");
+            if (now)
                 td_syms_load(d, d->st == S_KALLSYMS);
-            }
         }
+        if (d->st == S_KALLSYMS) d->c.kallsyms_bytes += size;
+        if (d->st == S_PRINTK) d->c.printk_bytes += size;
+        if (d->st == S_CMDLINES) d->c.cmdlines_bytes += size;
         d->pos += szl + size;
         d->st++;
         return TD_DONE + 1;

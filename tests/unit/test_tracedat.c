@@ -742,7 +742,13 @@ static bld make_fn(void)
  * "name: text" as report prints it (function: the function; ipev: its
  * print fmt; bprint: "sym: text"; funcgraph: the function), an unknown or
  * cut bprint "bprint: raw". */
-typedef struct fdump { char text[8192]; size_t n; int warns; int stop; char warn[256]; } fdump;
+typedef struct fdump {
+    char text[8192];
+    size_t n;
+    int warns, stop;
+    char warn[256];
+    uint64_t ks_bytes, pk_bytes, syms, fmts; /* the counters */
+} fdump;
 static void args_text(const tread_event *e, char *out, size_t cap)
 {
     tread_args_iter it;
@@ -819,6 +825,10 @@ static tread_status fn_parse(const bld *b, size_t chunk, int stop, fdump *d)
     if (st == TREAD_STATUS_ERROR)
         fprintf(stderr, "fn_parse: %s@%llu %s\n", tread_error_name(tread_get_error(p)),
                 (unsigned long long)tread_get_error_offset(p), tread_get_error_message(p));
+    d->ks_bytes = test_format_counter(p, "kallsyms_bytes");
+    d->pk_bytes = test_format_counter(p, "printk_bytes");
+    d->syms = test_format_counter(p, "kallsyms_symbols");
+    d->fmts = test_format_counter(p, "printk_formats");
     tread_parser_free(p);
     return st;
 }
@@ -972,11 +982,20 @@ static void functions(void)
         CHECK_EQ_INT(d.warns, 2);
         CHECK(strstr(d.warn, "not in the printk formats") != NULL);
         CHECK(strstr(d.warn, "run past the event's buffer") != NULL);
+        /* 4 symbols (one of two at an address, A, a and $ left out), 3 formats */
+        CHECK_EQ_INT(d.syms, 4);
+        CHECK_EQ_INT(d.fmts, 3);
         if (S.version == 6) {
+            CHECK_EQ_INT(d.ks_bytes, strlen(KALLSYMS));
+            CHECK_EQ_INT(d.pk_bytes, strlen(PRINTK));
             for (size_t chunk = 1; chunk <= 97; chunk++) {
                 CHECK_EQ_INT(fn_parse(&b, chunk, chunk % 2, &d), TREAD_STATUS_OK);
                 CHECK_EQ_STR(d.text, FN_WANT);
                 CHECK_EQ_INT(d.warns, 2);
+                CHECK_EQ_INT(d.ks_bytes, strlen(KALLSYMS));
+                CHECK_EQ_INT(d.pk_bytes, strlen(PRINTK));
+                CHECK_EQ_INT(d.syms, 4);
+                CHECK_EQ_INT(d.fmts, 3);
             }
         }
         /* trace-cmd report reads little-endian 64-bit files as this
