@@ -8,6 +8,7 @@
 #include <zlib.h>
 #include <zstd.h>
 #include "testlib.h"
+#include "tracedat/td_internal.h"
 
 typedef struct bld { unsigned char *b; size_t n, cap; } bld;
 
@@ -439,7 +440,9 @@ static void shapes(void)
 /* ---- function tracer, bprint, %ps/%pS: kallsyms and printk formats ---- */
 
 static uint64_t KBASE; /* the kernel's text: 64- or 32-bit addresses */
-static char KALLSYMS[1024], PRINTK[1024];
+static char KALLSYMS_BUF[1 << 18], *KALLSYMS = KALLSYMS_BUF, PRINTK[1024];
+static int KS_FILL;     /* filler symbols after the others (a huge kallsyms) */
+static int64_t FN_LIMIT; /* TREAD_OPT_MAX_TRACEDAT_META_BYTES, when > 0 */
 
 /* kallsyms with what trace-cmd report resolves and leaves out: unsorted
  * lines, two symbols at one address (the first wins), absolute symbols
@@ -448,12 +451,14 @@ static void syms_text(void)
 {
     unsigned long long k = (unsigned long long)KBASE;
     int w = S.long_size * 2;
-    snprintf(KALLSYMS, sizeof KALLSYMS,
+    int kn = snprintf(KALLSYMS, sizeof KALLSYMS_BUF,
              "%0*llx T late\n%0*llx T do_idle\n%0*llx T dup_idle\n%0*llx t cpu_startup_entry\n"
              "%0*llx a lowa\n%0*llx T $x\n%0*llx A absym\n%0*llx T helper\t[mymod]\n",
              w, k + 0x300, w, k + 0x100, w, k + 0x100, w, k + 0x200, w, k + 0x280, w, k + 0x2c0,
              w, k + 0x400, w, k + 0x500);
-    snprintf(PRINTK, sizeof PRINTK,
+    for (int i = 0; i < KS_FILL; i++)
+        kn += snprintf(KALLSYMS + kn, sizeof KALLSYMS_BUF - (size_t)kn, "%0*llx t filler_%06d\n", w,
+                       k + 0x100000 + (unsigned long long)i * 16, i);    snprintf(PRINTK, sizeof PRINTK,
              "0x%llx : \"hello %%d world %%s\\n\"\n"
              "0x%llx : \"w=[%%5d|%%05x] p=%%.3d s=%%.2s %%%% star=[%%*d]\"\n"
              "0x%llx : \"sym %%pS %%ps u=%%u lx=%%lx llx=%%llx tab\\there\"\n",
@@ -800,6 +805,8 @@ static tread_status fn_parse(const bld *b, size_t chunk, int stop, fdump *d)
     memset(d, 0, sizeof *d);
     d->stop = stop;
     tread_set_callbacks(p, &cb, d);
+    if (FN_LIMIT > 0)
+        tread_config(p, TREAD_OPT_MAX_TRACEDAT_META_BYTES, FN_LIMIT);
     tread_status st = TREAD_STATUS_OK;
     if (chunk == 0) {
         char path[] = "/tmp/test_tracedat_fn_XXXXXX";
@@ -1048,6 +1055,179 @@ static void functions(void)
     S = all[0];
 }
 
+/* kallsyms past TREAD_OPT_MAX_TRACEDAT_META_BYTES, as text or as its
+ * table: a warning, addresses stay numbers (from a file and a stream) */
+static void huge_kallsyms(void)
+{
+    S = (shape){0, 8, 6, "none"};
+    for (int k = 0; k < 2; k++) {
+        KS_FILL = k == 0 ? 6000 : 2500; /* 200 KiB of text; 85 KiB + a 40 KiB table */
+        FN_LIMIT = k == 0 ? 128 * 1024 : 100 * 1024;
+        bld b = make_fn();
+        CHECK(strlen(KALLSYMS) > (size_t)(k == 0 ? FN_LIMIT : 80 * 1024));
+        for (int mode = 0; mode < 3; mode++) {
+            fdump d;
+            CHECK_EQ_INT(fn_parse(&b, mode == 0 ? 0 : mode == 1 ? 4096 : 777, 0, &d), TREAD_STATUS_OK);
+            CHECK(strstr(d.warn, k == 0 ? "kallsyms of" : "kallsyms: its table is past") != NULL);
+            CHECK(strstr(d.warn, "max-tracedat-meta-bytes option") != NULL);
+            CHECK(strstr(d.text, "instant 5000 0xffffffff81000110 function parent=0xffffffff81000210\n") != NULL);
+            CHECK(strstr(d.text, "buf=hello 42 world ABCD\n") != NULL); /* printk still read */
+            CHECK_EQ_INT(d.syms, 0);
+            CHECK_EQ_INT(d.ks_bytes, strlen(KALLSYMS));
+        }
+        free(b.b);
+    }
+    KS_FILL = 0;
+    FN_LIMIT = 0;
+}
+
+/* ---- hostile kallsyms, printk formats and trace_printk arguments ------ */
+
+static void hostile_syms(void)
+{
+    tread_alloc a;
+    tread_alloc_init(&a, NULL);
+    td_syms s;
+    /* bad lines are counted and skipped; the last line needs no newline;
+     * CRLF; 17 hex digits; no name; no type; unsorted; a duplicate */
+    static const char ks[] =
+        "ffffffff81000300 T c\r\n"
+        "zzzz T bad_hex\n"
+        "1ffffffff81000000 T seventeen_digits\n"
+        "ffffffff81000100 T\n"
+        "ffffffff81000100\n"
+        "\n"
+        "ffffffff81000100 T a\n"
+        "ffffffff81000100 T a_dup\n"
+        "ffffffff81000200 t b [mod]\n"
+        "ffffffff81000400 T last_unterminated";
+    CHECK_EQ_INT(td_kallsyms_parse(&s, &a, ks, strlen(ks), 1 << 20), 0);
+    CHECK_EQ_INT(s.n, 4);
+    CHECK_EQ_INT(s.bad, 4);
+    CHECK_EQ_INT(s.unsorted, 1);
+    uint64_t base = 0;
+    const char *n = td_syms_find(&s, 0xffffffff81000150ull, &base);
+    CHECK(n && strcmp(n, "a") == 0 && base == 0xffffffff81000100ull);
+    n = td_syms_find(&s, 0xffffffff810002ffull, &base);
+    CHECK(n && strcmp(n, "b") == 0);
+    n = td_syms_find(&s, 0xffffffff81000300ull, &base);
+    CHECK(n && strcmp(n, "c") == 0);
+    CHECK(td_syms_find(&s, 0xffffffff81000400ull, NULL) != NULL);
+    CHECK(td_syms_find(&s, 0xffffffff81000401ull, NULL) == NULL); /* past the last */
+    CHECK(td_syms_find(&s, 0xffffffff810000ffull, NULL) == NULL); /* before the first */
+    char t[64];
+    td_sym_text(&s, 0xffffffff81000210ull, 1, t, sizeof t);
+    CHECK_EQ_STR(t, "b+0x10");
+    td_sym_text(&s, 0x10, 1, t, sizeof t);
+    CHECK_EQ_STR(t, "0x10");
+    td_syms_free(&s, &a);
+    /* the table's bound: 16 bytes a line and the text */
+    CHECK_EQ_INT(td_kallsyms_parse(&s, &a, ks, strlen(ks), 100), -2);
+    CHECK(s.ent == NULL && s.n == 0);
+    /* an empty text */
+    CHECK_EQ_INT(td_kallsyms_parse(&s, &a, "", 0, 100), 0);
+    CHECK_EQ_INT(s.n, 0);
+    CHECK(td_syms_find(&s, 1, NULL) == NULL);
+    td_syms_free(&s, &a);
+    /* printk: escapes undone, trailing newlines dropped, bad lines counted */
+    static const char pk[] =
+        "0x10 : \"a\\tb\\\\c\\\"d\\n\"\n"
+        "0x20 : no quotes\n"
+        "0x30 \"no colon\"\n"
+        "0x40 : \"\n"
+        "0x50 : \"%d\\n\\n\"\r\n"
+        "0x60 : \"unterminated";
+    CHECK_EQ_INT(td_printk_parse(&s, &a, pk, strlen(pk), 1 << 20), 0);
+    CHECK_EQ_INT(s.n, 2);
+    CHECK_EQ_INT(s.bad, 4);
+    n = td_syms_exact(&s, 0x10);
+    CHECK(n && strcmp(n, "a\tb\\c\"d") == 0);
+    n = td_syms_exact(&s, 0x50);
+    CHECK(n && strcmp(n, "%d") == 0);
+    CHECK(td_syms_exact(&s, 0x11) == NULL);
+    td_syms_free(&s, &a);
+}
+
+/* One trace_printk: the format and its little-endian 64-bit argument
+ * bytes; the text, or "!" and why. */
+static const char *bp(const char *fmt, const void *args, size_t n, const td_syms *ks)
+{
+    static char out[70000];
+    static tread_alloc a;
+    tread_buf b;
+    const char *why = "";
+    tread_alloc_init(&a, NULL);
+    tread_buf_init(&b, &a, 1 << 20);
+    int r = td_bprint_format(fmt, strlen(fmt), args, n, 0, 8, ks, &b, &why);
+    if (r != 0)
+        snprintf(out, sizeof out, "!%s", why);
+    else
+        snprintf(out, sizeof out, "%.*s", (int)b.len, (const char *)b.data);
+    tread_buf_free(&b);
+    return out;
+}
+
+static void hostile_bprint(void)
+{
+    td_syms ks;
+    tread_alloc a;
+    tread_alloc_init(&a, NULL);
+    static const char k[] = "ffffffff81000100 T fn\nffffffff81000200 T other\nffffffff81000300 T end\n";
+    CHECK_EQ_INT(td_kallsyms_parse(&ks, &a, k, strlen(k), 1 << 20), 0);
+    /* the kernel's layout: char at 0, short at 2, a string inline, an int
+     * aligned to 4, a long long aligned to 4, a pointer */
+    static const unsigned char m[] = {'A', 0, 0xfb, 0xff, 'h', 'i', 0, 0, 7, 0, 0, 0,
+                                      0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11,
+                                      0x10, 0x01, 0, 0x81, 0xff, 0xff, 0xff, 0xff};
+    CHECK_EQ_STR(bp("%c %hd %s %d %llx %pS", m, sizeof m, &ks), "A -5 hi 7 1122334455667788 fn+0x10");
+    CHECK_EQ_STR(bp("%c|%5c|%-3c|", "ABC", 3, &ks), "A|    B|C  |");
+    /* flags the C library prints: + # - 0 space, precision, hh */
+    static const unsigned char i4[] = {7, 0, 0, 0, 0xf9, 0xff, 0xff, 0xff, 0xff, 0, 0, 0};
+    static const unsigned char i5[] = {7, 0, 0, 0, 0xf9, 0xff, 0xff, 0xff, 0xff, 0, 0, 0,
+                                       7, 0, 0, 0, 0xf9};
+    CHECK_EQ_STR(bp("%+d %#x %-4d| % d %hhx", i5, sizeof i5, &ks), "+7 0xfffffff9 255 |  7 f9");
+    CHECK_EQ_STR(bp("%+d %#x %-4d|", i4, 12, &ks), "+7 0xfffffff9 255 |");
+    /* '*' widths and precisions; a negative width left-justifies */
+    static const unsigned char st[] = {0xfd, 0xff, 0xff, 0xff, 9, 0, 0, 0, 2, 0, 0, 0, 'a', 'b', 'c', 0};
+    CHECK_EQ_STR(bp("[%*d][%.*s]", st, sizeof st, &ks), "[9  ][ab]");
+    /* %%, a trailing %: refused */
+    CHECK_EQ_STR(bp("100%% sure", NULL, 0, &ks), "100% sure");
+    CHECK(bp("cut %", NULL, 0, &ks)[0] == '!');
+    CHECK(bp("cut %l", NULL, 0, &ks)[0] == '!');
+    /* conversions trace_printk has not: refused with the reason */
+    CHECK_EQ_STR(bp("%f", i4, 8, &ks), "!a conversion trace_printk does not have");
+    CHECK_EQ_STR(bp("%n", i4, 8, &ks), "!a conversion trace_printk does not have");
+    /* arguments past the buffer: an int, a string without its NUL, a pointer */
+    CHECK_EQ_STR(bp("%d %d %d %d", i4, sizeof i4, &ks), "!the arguments run past the event's buffer");
+    CHECK_EQ_STR(bp("%s", "abc", 3, &ks), "!the arguments run past the event's buffer");
+    CHECK_EQ_STR(bp("%pS", i4, 4, &ks), "!the arguments run past the event's buffer");
+    CHECK_EQ_STR(bp("%*d", i4, 4, &ks), "!the arguments run past the event's buffer");
+    /* %p and its extensions: S s (symbols), x K e (pointers), another
+     * letter a string the kernel wrote, the letters after it skipped */
+    static const unsigned char pp[] = {0x05, 0x02, 0, 0x81, 0xff, 0xff, 0xff, 0xff,
+                                       0x05, 0x02, 0, 0x81, 0xff, 0xff, 0xff, 0xff,
+                                       0x05, 0x02, 0, 0x81, 0xff, 0xff, 0xff, 0xff,
+                                       '1', '.', '2', '.', '3', '.', '4', 0};
+    CHECK_EQ_STR(bp("%pS %ps %px %pI4 end", pp, sizeof pp, &ks),
+                 "other+0x5 other 0xffffffff81000205 1.2.3.4 end");
+    CHECK_EQ_STR(bp("%p.", pp, 8, &ks), "0xffffffff81000205.");
+    CHECK_EQ_STR(bp("%pS", pp, 8, NULL), "0xffffffff81000205");
+    /* widths past 4096, and a text past 64 KiB: refused */
+    CHECK_EQ_STR(bp("%5000d", i4, 4, &ks), "!a width or precision past 4096");
+    CHECK_EQ_STR(bp("%.99999999999999999999d", i4, 4, &ks), "!a width or precision past 4096");
+    CHECK_EQ_STR(bp("%4096d", i4, 4, &ks) + 4090, "     7");
+    static unsigned char many[4 * 20];
+    CHECK_EQ_STR(bp("%4000d%4000d%4000d%4000d%4000d%4000d%4000d%4000d%4000d%4000d%4000d%4000d"
+                    "%4000d%4000d%4000d%4000d%4000d%4000d%4000d",
+                    many, sizeof many, &ks),
+                 "!the text is past 64 KiB");
+    /* long sizes: l is the kernel's long (8 here), z too, ll and j 8 */
+    static const unsigned char l8[] = {1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0,
+                                       3, 0, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0};
+    CHECK_EQ_STR(bp("%lu %zu %llu %ju", l8, sizeof l8, &ks), "1 2 3 4");
+    td_syms_free(&ks, &a);
+}
+
 int main(int argc, char **argv)
 {
     S = (shape){0, 8, 6, "none"};
@@ -1073,6 +1253,9 @@ int main(int argc, char **argv)
     }
     shapes();
     functions();
+    hostile_syms();
+    hostile_bprint();
+    huge_kallsyms();
     bld b;
     dump d;
 
