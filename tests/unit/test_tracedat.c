@@ -5,6 +5,7 @@
  * Recordings of the real kernel are checked by tests/tracedat_report.sh. */
 #include <stdlib.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_estimateDCtxSize */
 #include <zlib.h>
 #include <zstd.h>
 #include "testlib.h"
@@ -1081,6 +1082,54 @@ static void huge_kallsyms(void)
     FN_LIMIT = 0;
 }
 
+/* zstd and zlib allocate through the parser's allocator hooks: a hook
+ * that refuses the size of zstd's context (ZSTD_estimateDCtxSize) or of
+ * zlib's inflate state (about 7 KiB; a single Z_FINISH inflate needs no
+ * window) makes a compressed v7 file fail to expand, and leaves the
+ * uncompressed one alone; with the C allocator both would read. */
+static size_t REFUSE_LO, REFUSE_HI;
+static int hk_refuse(size_t n) { return n >= REFUSE_LO && n <= REFUSE_HI; }
+static void *hk_malloc(void *c, size_t n) { (void)c; return hk_refuse(n) ? NULL : malloc(n); }
+static void *hk_realloc(void *c, void *p, size_t n) { (void)c; return hk_refuse(n) ? NULL : realloc(p, n); }
+static void hk_free(void *c, void *p) { (void)c; free(p); }
+static tread_status hooked(const char *comp, char *msg, size_t cap)
+{
+    S = (shape){0, 8, 7, comp};
+    bld b = make(4096, 0, 2, 0);
+    char path[] = "/tmp/test_tracedat_hk_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, b.b, b.n) != (ssize_t)b.n)
+        abort();
+    close(fd);
+    CHECK(!hk_refuse(b.n)); /* (the file is read whole into a buffer of its size) */
+    tread_allocator al = {hk_malloc, hk_realloc, hk_free, NULL};
+    tread_parser *p = tread_parser_create(&al);
+    tread_config(p, TREAD_OPT_READ_THREAD, 0);
+    tread_status st = tread_parse_path(p, path);
+    snprintf(msg, cap, "%s", st == TREAD_STATUS_ERROR ? tread_get_error_message(p) : "");
+    tread_parser_free(p);
+    unlink(path);
+    free(b.b);
+    return st;
+}
+static void allocator_hooks(void)
+{
+    char m[256];
+    for (int z = 0; z < 2; z++) {
+        REFUSE_LO = z == 0 ? ZSTD_estimateDCtxSize() : 7000;
+        REFUSE_HI = z == 0 ? ZSTD_estimateDCtxSize() : 7400;
+        CHECK_EQ_INT(hooked("none", m, sizeof m), TREAD_STATUS_OK);
+        CHECK_EQ_INT(hooked(z == 0 ? "zstd" : "zlib", m, sizeof m), TREAD_STATUS_ERROR);
+        if (!strstr(m, "does not expand"))
+            fprintf(stderr, "refused %zu..%zu: %s\n", REFUSE_LO, REFUSE_HI, m);
+        CHECK(strstr(m, "does not expand") != NULL);
+    }
+    REFUSE_LO = REFUSE_HI = 0;
+    CHECK_EQ_INT(hooked("zstd", m, sizeof m), TREAD_STATUS_OK);
+    CHECK_EQ_INT(hooked("zlib", m, sizeof m), TREAD_STATUS_OK);
+    S = (shape){0, 8, 6, "none"};
+}
+
 /* ---- hostile kallsyms, printk formats and trace_printk arguments ------ */
 
 static void hostile_syms(void)
@@ -1256,6 +1305,7 @@ int main(int argc, char **argv)
     hostile_syms();
     hostile_bprint();
     huge_kallsyms();
+    allocator_hooks();
     bld b;
     dump d;
 
