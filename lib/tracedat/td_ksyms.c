@@ -23,34 +23,47 @@ void td_syms_free(td_syms *s, tread_alloc *a)
     memset(s, 0, sizeof *s);
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
+/* A hex digit's value + 1 (0: not a digit): one load per digit, as a
+ * kernel's kallsyms is 150-200 thousand 16-digit addresses. */
+#define D10(x) [x] = x - '0' + 1
+#define DAF(x, b) [x] = x - b + 11
+static const unsigned char HEXV[256] = {
+    D10('0'), D10('1'), D10('2'), D10('3'), D10('4'), D10('5'), D10('6'), D10('7'), D10('8'),
+    D10('9'), DAF('a', 'a'), DAF('b', 'a'), DAF('c', 'a'), DAF('d', 'a'), DAF('e', 'a'),
+    DAF('f', 'a'), DAF('A', 'A'), DAF('B', 'A'), DAF('C', 'A'), DAF('D', 'A'), DAF('E', 'A'),
+    DAF('F', 'A'),
+};
 
 /* A hex number of 1..16 digits at *p (after an optional 0x). */
 static int hex(const char **p, const char *e, uint64_t *out)
 {
-    const char *q = *p;
-    if (e - q >= 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+    const unsigned char *q = (const unsigned char *)*p, *end = (const unsigned char *)e;
+    if (end - q >= 2 && q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
         q += 2;
+    if (end - q > 16 && q[16] == ' ') { /* a 64-bit kernel's 16 digits: no branch a digit */
+        uint64_t v = 0;
+        unsigned bad = 0;
+        for (int i = 0; i < 16; i++) {
+            unsigned d = HEXV[q[i]];
+            bad |= d == 0;
+            v = v << 4 | ((d - 1) & 15);
+        }
+        if (!bad) {
+            *p = (const char *)q + 16;
+            *out = v;
+            return 0;
+        }
+    }
+    const unsigned char *s = q;
     uint64_t v = 0;
-    int n = 0, h;
-    while (q < e && (h = hexval((unsigned char)*q)) >= 0) {
-        if (++n > 16)
-            return -1;
-        v = v << 4 | (uint64_t)h;
+    unsigned h;
+    while (q < end && (h = HEXV[*q]) != 0 && q - s < 17) {
+        v = v << 4 | (h - 1);
         q++;
     }
-    if (!n)
+    if (q == s || q - s > 16)
         return -1;
-    *p = q;
+    *p = (const char *)q;
     *out = v;
     return 0;
 }
@@ -122,9 +135,14 @@ int td_kallsyms_parse(td_syms *s, tread_alloc *a, const char *text, size_t len, 
             continue;
         }
         char type = q[1];
-        const char *nm = q + 3, *ne = nm;
-        while (ne < e && *ne != '\t' && *ne != ' ' && *ne != '\r')
-            ne++;
+        const char *nm = q + 3, *ne = memchr(nm, '\t', (size_t)(e - nm)); /* [module] */
+        if (!ne)
+            ne = e;
+        while (ne > nm && (ne[-1] == ' ' || ne[-1] == '\r'))
+            ne--;
+        const char *sp = memchr(nm, ' ', (size_t)(ne - nm));
+        if (sp) /* a blank inside: the name is what precedes it */
+            ne = sp;
         if (ne == nm) {
             s->bad++;
             continue;
