@@ -367,6 +367,7 @@ void td_syms_load(td_dec *d, int ks)
     uint64_t n = l->size;
     l->state = 3;
     if (n > d->limit) {
+big:
         tread__warn(d->p, TREAD_WARN_BAD_RECORD, l->off,
                     "%s of %llu bytes past the max-tracedat-meta-bytes option (%llu): not read, "
                     "addresses stay numbers",
@@ -379,7 +380,11 @@ void td_syms_load(td_dec *d, int ks)
         if (n < 8)
             goto bad;
         uint32_t cs = td_u32(d->be, t), us = td_u32(d->be, t + 4);
-        if (cs > n - 8 || us > d->limit)
+        if (us > d->limit) {
+            n = us;
+            goto big;
+        }
+        if (cs > n - 8)
             goto bad;
         d->sec.len = 0;
         if (tread_buf_reserve(&d->sec, us ? us : 1) != 0 ||
@@ -404,6 +409,13 @@ void td_syms_load(td_dec *d, int ks)
         return;
     }
     l->state = 2;
+    if (d->file) {
+        /* the text is in the tables now: a file's window and expanded
+         * section go (a stream's window is the feed's) */
+        tread_buf_free(&d->win);
+        d->win_off = 0;
+        tread_buf_free(&d->sec);
+    }
     if (ks) {
         d->c.kallsyms_symbols = s->n;
         d->c.kallsyms_bad_lines = s->bad;
