@@ -459,7 +459,8 @@ static void syms_text(void)
              w, k + 0x400, w, k + 0x500);
     for (int i = 0; i < KS_FILL; i++)
         kn += snprintf(KALLSYMS + kn, sizeof KALLSYMS_BUF - (size_t)kn, "%0*llx t filler_%06d\n", w,
-                       k + 0x100000 + (unsigned long long)i * 16, i);    snprintf(PRINTK, sizeof PRINTK,
+                       k + 0x100000 + (unsigned long long)i * 16, i);
+    snprintf(PRINTK, sizeof PRINTK,
              "0x%llx : \"hello %%d world %%s\\n\"\n"
              "0x%llx : \"w=[%%5d|%%05x] p=%%.3d s=%%.2s %%%% star=[%%*d]\"\n"
              "0x%llx : \"sym %%pS %%ps u=%%u lx=%%lx llx=%%llx tab\\there\"\n",
