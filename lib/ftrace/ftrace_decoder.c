@@ -261,6 +261,35 @@ static int function_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
     return emit(d, &ev);
 }
 
+/* trace-cmd report prints a function tracer event as "function: func"
+ * or, with its parent option, "function: func <-- parent": made the
+ * function line the kernel's text has ("func <-parent"), as the trace.dat
+ * decoder gives the same record. 1 when it is that shape. */
+static int report_function(ftrace_line *L)
+{
+    const char *s = L->payload.ptr, *end = s + L->payload.len, *q = s;
+    while (q < end && *q != ' ' && *q != '\t')
+        q++;
+    if (q == s)
+        return 0;
+    const char *r = q;
+    while (r < end && (*r == ' ' || *r == '\t'))
+        r++;
+    tread_str parent = mkstr(end, 0);
+    if (r < end) {
+        if (end - r < 3 || memcmp(r, "<--", 3) != 0)
+            return 0;
+        r += 3;
+        while (r < end && (*r == ' ' || *r == '\t'))
+            r++;
+        parent = mkstr(r, (size_t)(end - r));
+    }
+    L->kind = FTRACE_LINE_FUNCTION;
+    L->name = mkstr(s, (size_t)(q - s));
+    L->payload = parent;
+    return 1;
+}
+
 static int graph_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
 {
     tread_event ev;
@@ -376,6 +405,10 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off, int
         d->c.empty_cpus++;
         return -1;
     case FTRACE_LINE_EVENT:
+        if (NAME_IS(&L, "function") && report_function(&L)) {
+            d->c.function_lines++;
+            return function_line(d, &L, off);
+        }
         d->c.event_lines++;
         d->c.latency_lines += L.latency;
         return event_line(d, &L, off);

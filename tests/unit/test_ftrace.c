@@ -488,6 +488,41 @@ static void test_decoder(void)
     }
 }
 
+
+/* trace-cmd report's function tracer lines ("function: func", with its
+ * parent option "function: func <-- parent") are function events, as the
+ * trace.dat decoder gives the same records; report -R's raw fields stay
+ * an event named function. */
+static void test_report_function(void)
+{
+    got g;
+    tread_parser *p = mk(&g);
+    const char *t = "           <...>-42    [000]     0.001000: function:             do_idle\n"
+                    "           <...>-42    [000]     0.001010: function:             do_idle <-- "
+                    "cpu_startup_entry\n"
+                    "inst:           <...>-42    [001]     0.001020: function:   x <-- y\n"
+                    "           <...>-42    [000]     0.001030: function:              ip=do_idle "
+                    "parent_ip=cpu_startup_entry\n"
+                    "           <...>-42    [000]     0.001040: function:             a b\n";
+    CHECK_EQ_INT(tread_feed(p, t, strlen(t)), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(g.n, 5);
+    CHECK_EQ_STR(g.names[0], "do_idle");
+    CHECK_EQ_STR(g.args[0], "");
+    CHECK_EQ_INT(g.ev[0].kind, TREAD_EVENT_INSTANT);
+    CHECK(g.ev[0].cat.len == 8 && memcmp(g.ev[0].cat.ptr, "function", 8) == 0);
+    CHECK_EQ_STR(g.names[1], "do_idle");
+    CHECK_EQ_STR(g.args[1], "parent=cpu_startup_entry;");
+    CHECK_EQ_STR(g.names[2], "x");
+    CHECK_EQ_STR(g.args[2], "parent=y;");
+    CHECK(g.ev[2].flags & TREAD_HAS_PROVIDER);
+    CHECK_EQ_INT(g.ev[2].cpu, 1);
+    CHECK_EQ_STR(g.names[3], "function");
+    CHECK_EQ_STR(g.names[4], "function");
+    CHECK_EQ_INT(test_format_counter(p, "function_lines"), 3);
+    tread_parser_free(p);
+}
+
 static void test_counters_and_crlf(void)
 {
     got g;
@@ -947,6 +982,7 @@ int main(void)
     test_atrace();
     test_decoder();
     test_counters_and_crlf();
+    test_report_function();
     test_line_limit();
     test_pause_resume();
     test_function_tracers();
