@@ -7,14 +7,59 @@
  * TREAD_ARGS_TRACEDAT codec, which the driver (harness.c) walks for every
  * event. Each input is parsed whole and in random chunks with pauses; both
  * must agree. Half the time the metadata limit is small enough for a few
- * KiB to reach it.
+ * KiB to reach it. Then the input is read once more as a file (a memfd
+ * given to tread_parse_fd): the decoder's own pread path, v7, the merge
+ * by time and the lazy kallsyms and printk loads, its args walked (its
+ * order differs from the stream's, so only the sanitizers judge it).
  */
+#define _GNU_SOURCE 1 /* memfd_create */
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <tread.h>
 
 #include "harness.h"
+
+static int walk(void *u, const tread_event *e)
+{
+    tread_args_iter it;
+    tread_arg a;
+    size_t *n = u;
+    tread_args_iter_init(&it, &e->args);
+    while (tread_args_next(&it, &a))
+        *n += a.key.len + (a.type == TREAD_ARG_STRING || a.type == TREAD_ARG_BYTES ? a.v.s.len : 1);
+    *n += e->name.len + e->provider_name.len;
+    return 0;
+}
+
+static void as_file(const uint8_t *data, size_t size, int64_t max_meta)
+{
+    int fd = memfd_create("fuzz_tracedat", 0);
+    if (fd < 0)
+        return;
+    if (size && write(fd, data, size) != (ssize_t)size) {
+        close(fd);
+        return;
+    }
+    lseek(fd, 0, SEEK_SET);
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        abort();
+    tread_callbacks cb = {0};
+    size_t n = 0;
+    cb.event = walk;
+    tread_set_callbacks(p, &cb, &n);
+    tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_TRACEDAT);
+    tread_config(p, TREAD_OPT_DECOMPRESS, 0);
+    tread_config(p, TREAD_OPT_READ_THREAD, 0);
+    tread_config(p, TREAD_OPT_MAX_TRACEDAT_META_BYTES, max_meta);
+    tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, 0);
+    (void)tread_parse_fd(p, fd);
+    tread_parser_free(p);
+    close(fd);
+}
 
 __attribute__((visibility("default")))
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -43,5 +88,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_compare(&out[0], &out[1]);
     fuzz_compare_errors(&out[0], &out[1]);
     fuzz_compare_counts(&out[0], &out[1]);
+    as_file(data, size, max_meta);
     return 0;
 }

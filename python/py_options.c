@@ -29,6 +29,7 @@ static const limit_kw limits[] = {
     {"range_end", TREAD_OPT_RANGE_END, 0},
     {"read_thread", TREAD_OPT_READ_THREAD, 1},
     {"max_line_bytes", TREAD_OPT_MAX_LINE_BYTES, 0},
+    {"max_tracedat_meta_bytes", TREAD_OPT_MAX_TRACEDAT_META_BYTES, 0},
 };
 #define N_LIMITS (sizeof limits / sizeof limits[0])
 #define NOT_GIVEN (-2)

@@ -3,7 +3,8 @@
 `trace-cmd report -t` of the same file (the ftrace text decoder), event for
 event as multisets: kind, ts, cpu, pid, tid, the name (a generic event's
 "system:" prefix dropped: the report prints the bare name), cat, scope,
-id, and every argument both sides give as an integer (the report's other
+id, the instance buffer's name (provider), and every argument both sides
+give as an integer (the report's other
 values are printed through print fmt; clone_flags, printed in hex, is
 left out). trace_marker writes are compared as what the report's text
 makes of them: trace-cmd report prints a print event as "ip: text", which
@@ -15,7 +16,9 @@ its time, the thread left out (an atrace counter has none).
 
 Also checks the order (reading the file, timestamps never go back) and the
 lost events: tread's lost_events.cpuN counters equal the report's
-"CPU:N [M EVENTS DROPPED]" lines.
+"CPU:N [M EVENTS DROPPED]" lines, and the ftrace text decoder's counters
+on the report (it reads those lines as data_loss), and that the text
+decoder understood every line of the report.
 Prints what differs and exits 1 when anything does."""
 import collections
 import json
@@ -43,7 +46,7 @@ def key(e, ints):
                      if k in ints.get(name, ()) and k != "clone_flags" and isinstance(v, int)))
     return json.dumps([e["kind"], e["ts_ns"], e.get("cpu"), e.get("pid"), e.get("tid"), name,
                        e.get("cat"), e.get("scope"), e.get("id"), e.get("value"),
-                       e.get("meta_str") if "meta_str" in e else None, a])
+                       e.get("meta_str") if "meta_str" in e else None, e.get("provider"), a])
 
 
 def main():
@@ -87,6 +90,18 @@ def main():
         want_lost[f"lost_events.cpu{int(m.group(1))}"] += int(m.group(2))
     if lost != dict(want_lost):
         print(f"{dat}: lost events {lost}, the report's {dict(want_lost)}")
+        bad = 1
+    # the ftrace text decoder reads the same lines as counted data_loss
+    st_txt = json.loads(subprocess.run([tread, "stats", "--json", rep], capture_output=True,
+                                       text=True).stdout)
+    lost_txt = {k: v for k, v in st_txt["format_counters"].items()
+                if k.startswith("lost_events.cpu")}
+    if lost_txt != lost:
+        print(f"{dat}: lost events {lost}, the text decoder's on the report {lost_txt}")
+        bad = 1
+    if st_txt["format_counters"].get("lines_not_understood", 0):
+        print(f"{dat}: the text decoder did not understand "
+              f"{st_txt['format_counters']['lines_not_understood']} lines of the report")
         bad = 1
     if not bin_evs:
         print(f"{dat}: no events")

@@ -74,6 +74,9 @@ static int configure_parser(tread_parser *p, const cli_options *opt, int report)
     if (rc == 0 && opt->max_interned_bytes > 0)
         rc = config_parser(p, TREAD_OPT_MAX_INTERNED_BYTES, opt->max_interned_bytes,
                            "--max-interned-bytes", report);
+    if (rc == 0 && opt->max_tracedat_meta_bytes > 0)
+        rc = config_parser(p, TREAD_OPT_MAX_TRACEDAT_META_BYTES, opt->max_tracedat_meta_bytes,
+                           "--max-tracedat-meta-bytes", report);
     if (rc == 0 && opt->single_thread) {
         rc = config_parser(p, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread", report);
         if (rc == 0)
@@ -143,6 +146,7 @@ static const char *const option_flags[][2] = {
     {"TREAD_OPT_MAX_LINE_BYTES", "--max-line-bytes"},
     {"TREAD_OPT_MAX_DECOMPRESSED_BYTES", "--max-decompressed-bytes"},
     {"TREAD_OPT_MAX_INTERNED_BYTES", "--max-interned-bytes"},
+    {"TREAD_OPT_MAX_TRACEDAT_META_BYTES", "--max-tracedat-meta-bytes"},
 };
 
 void cli_flag_names(char *out, size_t size, const char *msg)

@@ -43,6 +43,9 @@ static const char global_help[] =
 "                         what one Perfetto compressed packet may expand to\n"
 "                         (default 512M)\n"
 "  --max-interned-bytes N interned data held (Perfetto, FXT; default 256M)\n"
+"  --max-tracedat-meta-bytes N\n"
+"                         largest trace.dat metadata held: a format file, a\n"
+"                         section, kallsyms, a data chunk (default 64M)\n"
 "                         (N: a count, suffix K, M or G allowed)\n"
 "  -q, --quiet            do not print warnings\n"
 "  --no-progress          no progress line, even on a terminal\n"
@@ -290,7 +293,7 @@ typedef enum value_opt {
     OPT_MAX_DECOMPRESSED, OPT_MAX_INTERNED_BYTES, OPT_TOP,
     OPT_TO, OPT_MAX_BYTES, OPT_MAX_INTERNED, OPT_JOBS, OPT_JOBS_SHORT,
     OPT_KIND, OPT_NAME, OPT_CAT, OPT_PID, OPT_TID, OPT_START, OPT_END, OPT_LIMIT,
-    OPT_FIELDS, OPT_MAX_TOTAL_BYTES, OPT_MAX_FRAME_BYTES,
+    OPT_FIELDS, OPT_MAX_TOTAL_BYTES, OPT_MAX_FRAME_BYTES, OPT_MAX_TRACEDAT_META,
     OPT_NONE
 } value_opt;
 
@@ -299,7 +302,7 @@ static const char *const value_names[] = {
     "--max-line-bytes", "--max-decompressed-bytes", "--max-interned-bytes", "--top",
     "--to", "--max-bytes", "--max-interned", "--jobs", "-j",
     "--kind", "--name", "--cat", "--pid", "--tid", "--start", "--end", "--limit",
-    "--fields", "--max-total-bytes", "--max-frame-bytes"};
+    "--fields", "--max-total-bytes", "--max-frame-bytes", "--max-tracedat-meta-bytes"};
 
 static value_opt value_option(const char *name)
 {
@@ -322,6 +325,7 @@ static int set_value(cli_options *opt, value_opt which, const char *name,
     case OPT_MAX_LINE: rc = parse_size(val, &opt->max_line_bytes); break;
     case OPT_MAX_DECOMPRESSED: rc = parse_size(val, &opt->max_decompressed_bytes); break;
     case OPT_MAX_INTERNED_BYTES: rc = parse_size(val, &opt->max_interned_bytes); break;
+    case OPT_MAX_TRACEDAT_META: rc = parse_size(val, &opt->max_tracedat_meta_bytes); break;
     case OPT_TOP: rc = parse_size(val, &opt->top); break;
     case OPT_TO:
         if (strcmp(val, "json") == 0)
@@ -509,6 +513,7 @@ int cli_parse_args(cli_options *opt, int argc, char **argv)
     opt->max_line_bytes = -1;
     opt->max_decompressed_bytes = -1;
     opt->max_interned_bytes = -1;
+    opt->max_tracedat_meta_bytes = -1;
     opt->progress = 1;
     opt->top = 10;
     opt->max_interned = -1;

@@ -43,6 +43,7 @@ typedef struct cli_options {
     int64_t max_line_bytes;
     int64_t max_decompressed_bytes;
     int64_t max_interned_bytes;
+    int64_t max_tracedat_meta_bytes;
 
     int quiet;                /* -q: no warnings on stderr */
     int progress;             /* 1 auto, 0 --no-progress */

@@ -17,7 +17,7 @@ _tread()
 
     local commands="stats cat convert split help"
     local common="--format --strict --max-event-bytes --max-depth --max-string-bytes
-        --max-line-bytes --max-decompressed-bytes --max-interned-bytes -q --quiet
+        --max-line-bytes --max-decompressed-bytes --max-interned-bytes --max-tracedat-meta-bytes -q --quiet
         --no-progress --single-thread -h --help --version"
     local kinds="unknown slice_begin slice_end complete instant counter async_begin
         async_step async_end flow_begin flow_step flow_end sample object_new

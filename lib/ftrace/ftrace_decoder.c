@@ -34,6 +34,7 @@ typedef struct ftrace_decoder {
     tread_buf cpus_args;   /* the num_cpus event's args: {number: N} */
     int finished;
     uint32_t text;         /* tread_ftrace_line.text */
+    tread_str instance;    /* the line's instance buffer (trace-cmd report) */
     ftrace_counts c;
     uint64_t lost_by_cpu[FTRACE_LOST_CPUS];
     char lost_names[FTRACE_LOST_CPUS][28]; /* room for any int: gcc -O1 checks */
@@ -75,6 +76,11 @@ static int find_int(tread_str pl, const char *key, size_t kl, int64_t *out)
 
 static int emit(ftrace_decoder *d, tread_event *ev)
 {
+    if (d->instance.len) { /* the instance buffer's name, as trace.dat gives it */
+        ev->provider_name = d->instance;
+        ev->provider_id = 0;
+        ev->flags |= TREAD_HAS_PROVIDER;
+    }
     return tread__emit_inline(d->p, ev);
 }
 
@@ -255,6 +261,35 @@ static int function_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
     return emit(d, &ev);
 }
 
+/* trace-cmd report prints a function tracer event as "function: func"
+ * or, with its parent option, "function: func <-- parent": made the
+ * function line the kernel's text has ("func <-parent"), as the trace.dat
+ * decoder gives the same record. 1 when it is that shape. */
+static int report_function(ftrace_line *L)
+{
+    const char *s = L->payload.ptr, *end = s + L->payload.len, *q = s;
+    while (q < end && *q != ' ' && *q != '\t')
+        q++;
+    if (q == s)
+        return 0;
+    const char *r = q;
+    while (r < end && (*r == ' ' || *r == '\t'))
+        r++;
+    tread_str parent = mkstr(end, 0);
+    if (r < end) {
+        if (end - r < 3 || memcmp(r, "<--", 3) != 0)
+            return 0;
+        r += 3;
+        while (r < end && (*r == ' ' || *r == '\t'))
+            r++;
+        parent = mkstr(r, (size_t)(end - r));
+    }
+    L->kind = FTRACE_LINE_FUNCTION;
+    L->name = mkstr(s, (size_t)(q - s));
+    L->payload = parent;
+    return 1;
+}
+
 static int graph_line(ftrace_decoder *d, const ftrace_line *L, uint64_t off)
 {
     tread_event ev;
@@ -354,6 +389,7 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off, int
 {
     ftrace_line L;
     ftrace_parse_line(s, n, &L);
+    d->instance = L.instance;
     d->c.lines++;
     line_hook(d, s, n, off, (unsigned)L.kind, newline);
     switch (L.kind) {
@@ -369,6 +405,10 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off, int
         d->c.empty_cpus++;
         return -1;
     case FTRACE_LINE_EVENT:
+        if (NAME_IS(&L, "function") && report_function(&L)) {
+            d->c.function_lines++;
+            return function_line(d, &L, off);
+        }
         d->c.event_lines++;
         d->c.latency_lines += L.latency;
         return event_line(d, &L, off);
@@ -383,6 +423,11 @@ static int do_line(ftrace_decoder *d, const char *s, size_t n, uint64_t off, int
         return -1;
     case FTRACE_LINE_LOST:
         d->c.lost_markers++;
+        if (L.lost < 0) {
+            tread__warn(d->p, TREAD_WARN_DATA_LOSS, off,
+                        "cpu %lld lost events (how many was not stored)", (long long)L.cpu);
+            return -1;
+        }
         d->c.lost_events += (uint64_t)L.lost;
         if (L.cpu >= 0 && L.cpu < FTRACE_LOST_CPUS)
             d->lost_by_cpu[L.cpu] += (uint64_t)L.lost;

@@ -412,7 +412,9 @@ static int graph_line(const char *b, const char *end, ftrace_line *o)
 
 static int lost_line(const char *b, const char *end, ftrace_line *o)
 {
-    /* CPU:N [LOST M EVENTS] */
+    /* the kernel's "CPU:N [LOST M EVENTS]", trace-cmd report's
+     * "CPU:N [M EVENTS DROPPED]" and, when the count was not stored,
+     * "CPU:N [EVENTS DROPPED]" (lost = -1) */
     if (!has_prefix(b, end, "CPU:"))
         return 0;
     const char *s = b + 4, *q = s;
@@ -421,13 +423,21 @@ static int lost_line(const char *b, const char *end, ftrace_line *o)
     if (q == s || ftrace_parse_int(s, (size_t)(q - s), &o->cpu))
         return 0;
     s = skip_blanks(q, end);
-    if (!has_prefix(s, end, "[LOST "))
+    int report = !has_prefix(s, end, "[LOST ");
+    if (report && !has_prefix(s, end, "["))
         return 0;
-    s += 6;
+    s += report ? 1 : 6;
+    if (report && end - s == 15 && memcmp(s, "EVENTS DROPPED]", 15) == 0) {
+        o->lost = -1;
+        o->has_cpu = 1;
+        o->kind = FTRACE_LINE_LOST;
+        return 1;
+    }
     q = s;
     while (q < end && is_digit(*q))
         q++;
-    if (q == s || ftrace_parse_int(s, (size_t)(q - s), &o->lost) || !has_prefix(q, end, " EVENTS]"))
+    if (q == s || ftrace_parse_int(s, (size_t)(q - s), &o->lost) ||
+        !has_prefix(q, end, report ? " EVENTS DROPPED]" : " EVENTS]"))
         return 0;
     o->has_cpu = 1;
     o->kind = FTRACE_LINE_LOST;
@@ -489,6 +499,25 @@ void ftrace_parse_line(const char *s, size_t n, ftrace_line *o)
     }
     if (report_cpu_line(b, end, o))
         return;
+    /* trace-cmd report puts an instance's name and a colon before its
+     * events, at the line's start (where an event line has the blanks of
+     * its 16-wide comm column) */
+    if (b == s && b < end) {
+        const char *c = b;
+        while (c < end && *c != ':' && !is_blank(*c))
+            c++;
+        if (c > b && c + 1 < end && *c == ':' && is_blank(c[1])) {
+            ftrace_line t;
+            memset(&t, 0, sizeof t);
+            if (event_line(c + 1, end, &t) &&
+                (t.kind == FTRACE_LINE_EVENT || t.kind == FTRACE_LINE_FUNCTION)) {
+                *o = t;
+                o->instance = mkstr(b, (size_t)(c - b));
+                return;
+            }
+            memset(o, 0, sizeof *o);
+        }
+    }
     if (event_line(b, end, o))
         return;
     memset(o, 0, sizeof *o);

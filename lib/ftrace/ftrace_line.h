@@ -42,10 +42,12 @@ typedef struct ftrace_line {
     int64_t cpu;           /* has_cpu */
     int64_t ts;            /* ns; has_ts */
     int64_t dur;           /* function_graph duration ns; has_dur */
-    int64_t lost;          /* LOST: events lost */
+    int64_t lost;          /* LOST: events lost (-1: how many is not known) */
     tread_str flags;       /* irq-info flags column, when present */
     tread_str name;        /* event name / function name */
     tread_str payload;     /* event payload / caller / graph comment text */
+    tread_str instance;    /* trace-cmd report's "NAME: " before an
+                              instance buffer's event (else empty) */
     ftrace_graph_kind graph;
     unsigned char has_pid, has_tgid, has_cpu, has_ts, has_dur;
     unsigned char latency; /* EVENT in trace-cmd report -l's columns */

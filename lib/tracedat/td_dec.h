@@ -8,6 +8,14 @@
 enum { TD_NEED = 0, TD_DONE = 1, TD_ERROR = -1, TD_PAUSED = 2 };
 enum { TD_COMP_NONE = 0, TD_COMP_ZLIB, TD_COMP_ZSTD };
 
+/* Where a kallsyms or printk text lies, to load it when an event first
+ * needs it (a file), or loaded as its item is read (a stream). */
+typedef struct td_text_loc {
+    uint64_t off, size;         /* v6: the text; v7: the section's body */
+    int v7, compressed;         /* v7: a section (size word inside), compressed */
+    int state;                  /* 0 absent, 1 located, 2 loaded, 3 failed */
+} td_text_loc;
+
 /* One CPU's data. */
 typedef struct td_cpu {
     uint32_t cpu;
@@ -33,7 +41,9 @@ typedef struct td_counts {
         sections_compressed, pages, records, events_generic, events_mapped,
         padding, bad_records, lost_pages, lost_events, unknown_ids, buffers,
         chunks, cmdlines_bytes, kallsyms_bytes, printk_bytes, atrace_malformed,
-        marker_text;
+        marker_text, kallsyms_symbols, kallsyms_bad_lines, printk_formats,
+        printk_bad_lines, syms_resolved, syms_unresolved, bprint_formatted,
+        bprint_bad, function_events, graph_events;
 } td_counts;
 
 typedef struct td_dec {
@@ -62,6 +72,7 @@ typedef struct td_dec {
     size_t sysname_len;
     uint32_t ncpus;             /* v6 header */
     uint64_t v6_buf_off[TD_MAX_BUFFERS]; /* v6 instances: their CPU tables */
+    char v6_buf_name[TD_MAX_BUFFERS][128];
     uint32_t v6_bufs, v6_buf_next;
     td_page_layout layout;
     int have_layout;
@@ -84,6 +95,15 @@ typedef struct td_dec {
     int finished, done;
     uint64_t last_ts;
     tread_buf chunk_in;         /* a compressed chunk read from the file */
+    struct ZSTD_DCtx_s *zctx;   /* td_expand's contexts, on the parser's allocator */
+    struct z_stream_s *zs;
+
+    /* symbols and trace_printk formats (td_ksyms.c) */
+    td_text_loc ks_loc, pk_loc;
+    td_syms ksyms, printk;
+    tread_buf targs;            /* an event's args built eagerly (tokens) */
+    char namebuf[512];          /* a function event's name when not a symbol */
+    char buf_name[TD_MAX_BUFFERS][128]; /* the buffers' (instances') names */
 
     td_counts c;
     char lost_names[64][28];
@@ -100,6 +120,7 @@ const unsigned char *td_need_str(td_dec *d, uint64_t off, size_t max, size_t *le
 int td_pread(td_dec *d, uint64_t off, void *out, size_t n);
 /* Expands a compressed block into out (exactly usize bytes). 0 or -1. */
 int td_expand(td_dec *d, const unsigned char *in, size_t len, unsigned char *out, size_t usize);
+void td_expand_free(td_dec *d);
 
 /* td_header.c: runs the header's states: TD_DONE when the data begins. */
 int td_header_run(td_dec *d);
@@ -112,7 +133,10 @@ int td_data_file(td_dec *d);
 
 /* td_map.c: maps and emits one record; returns 1 when a callback asked to
  * stop. */
-int td_emit_record(td_dec *d, uint32_t cpu, const td_record *r, uint64_t off);
+int td_emit_record(td_dec *d, const td_cpu *c, const td_record *r, uint64_t off);
+/* td_header.c: loads kallsyms (ks) or the printk formats (!ks) where they
+ * were located; a failure is a warning (addresses stay numbers). */
+void td_syms_load(td_dec *d, int ks);
 /* The page's lost-events flag, as a counted warning. */
 void td_page_lost(td_dec *d, td_cpu *c, uint64_t off);
 

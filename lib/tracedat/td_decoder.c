@@ -149,6 +149,7 @@ static void *td_create(tread_parser *p)
     tread_buf_init(&d->win, &p->alloc, (size_t)d->limit + ((size_t)32 << 20));
     tread_buf_init(&d->sec, &p->alloc, (size_t)d->limit);
     tread_buf_init(&d->chunk_in, &p->alloc, (size_t)d->limit);
+    tread_buf_init(&d->targs, &p->alloc, (size_t)1 << 20);
     td_formats_init(&d->formats, &p->alloc, d->limit);
     for (int i = 0; i < 64; i++)
         snprintf(d->lost_names[i], sizeof d->lost_names[i], "lost_events.cpu%d", i);
@@ -166,6 +167,10 @@ static void td_destroy(void *dec)
     tread_buf_free(&d->win);
     tread_buf_free(&d->sec);
     tread_buf_free(&d->chunk_in);
+    tread_buf_free(&d->targs);
+    td_expand_free(d);
+    td_syms_free(&d->ksyms, &d->p->alloc);
+    td_syms_free(&d->printk, &d->p->alloc);
     td_formats_free(&d->formats);
     tread_free(&d->p->alloc, d);
 }
@@ -196,6 +201,16 @@ static size_t td_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "kallsyms_bytes", d->c.kallsyms_bytes);
     n = tread__counter_put(out, max, n, "printk_bytes", d->c.printk_bytes);
     n = tread__counter_put(out, max, n, "cmdlines_bytes", d->c.cmdlines_bytes);
+    n = tread__counter_put(out, max, n, "kallsyms_symbols", d->c.kallsyms_symbols);
+    n = tread__counter_put(out, max, n, "kallsyms_bad_lines", d->c.kallsyms_bad_lines);
+    n = tread__counter_put(out, max, n, "printk_formats", d->c.printk_formats);
+    n = tread__counter_put(out, max, n, "printk_bad_lines", d->c.printk_bad_lines);
+    n = tread__counter_put(out, max, n, "syms_resolved", d->c.syms_resolved);
+    n = tread__counter_put(out, max, n, "syms_unresolved", d->c.syms_unresolved);
+    n = tread__counter_put(out, max, n, "function_events", d->c.function_events);
+    n = tread__counter_put(out, max, n, "graph_events", d->c.graph_events);
+    n = tread__counter_put(out, max, n, "bprint_formatted", d->c.bprint_formatted);
+    n = tread__counter_put(out, max, n, "bprint_bad", d->c.bprint_bad);
     n = tread__counter_put(out, max, n, "lost_pages", d->c.lost_pages);
     n = tread__counter_put(out, max, n, "lost_events", d->c.lost_events);
     uint64_t by_cpu[64] = {0};

@@ -177,6 +177,101 @@ static int name_is(const td_format *f, const char *sys, const char *name)
     return strcmp(f->system, sys) == 0 && strcmp(f->name, name) == 0;
 }
 
+/* The field an argument of print fmt names: "REC->name", possibly behind
+ * a cast ("(void *)REC->ip"); -1 for anything else. */
+static int arg_field(const td_format *f, const char *a, const char *e)
+{
+    while (a < e && (*a == ' ' || *a == '\t'))
+        a++;
+    while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    if (a < e && *a == '(') { /* a cast */
+        const char *c = memchr(a, ')', (size_t)(e - a));
+        if (!c)
+            return -1;
+        a = c + 1;
+        while (a < e && *a == ' ')
+            a++;
+    }
+    if (e - a < 6 || memcmp(a, "REC->", 5) != 0)
+        return -1;
+    a += 5;
+    for (const char *q = a; q < e; q++)
+        if (!is_ident(*q))
+            return -1;
+    for (uint32_t i = 0; i < f->nfields; i++)
+        if (f->fields[i].name_len == (size_t)(e - a) && memcmp(f->fields[i].name, a, (size_t)(e - a)) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* print fmt: "...", args: the fields shown with %ps/%pf (name) or %pS/%pF
+ * (name+offset) get sym set, as trace-cmd report resolves them. */
+static void print_fmt_syms(td_format *f, const char *text, const char *end)
+{
+    const char *eol, *v = line_value(text, end, "print fmt:", &eol);
+    if (!v || v >= eol || *v != '"')
+        return;
+    const char *fs = v + 1, *q = fs;
+    while (q < eol && *q != '"')
+        q += *q == '\\' ? 2 : 1;
+    if (q >= eol)
+        return;
+    const char *fe = q, *args = q + 1;
+    /* the args, split at top-level commas */
+    const char *arg_s[64], *arg_e[64];
+    int nargs = 0, depth = 0, inq = 0;
+    const char *a = args;
+    while (a < eol && *a != ',')
+        a++;
+    if (a >= eol)
+        return;
+    const char *start = ++a;
+    for (; a <= eol && nargs < 64; a++) {
+        if (a < eol && inq) {
+            if (*a == '\\')
+                a++;
+            else if (*a == inq)
+                inq = 0;
+            continue;
+        }
+        if (a < eol && (*a == '"' || *a == '\''))
+            inq = *a;
+        else if (a < eol && (*a == '(' || *a == '['))
+            depth++;
+        else if (a < eol && (*a == ')' || *a == ']'))
+            depth--;
+        else if (a == eol || (*a == ',' && depth == 0)) {
+            arg_s[nargs] = start;
+            arg_e[nargs++] = a;
+            start = a + 1;
+        }
+    }
+    int k = 0; /* the next arg */
+    for (const char *c = fs; c < fe && k < nargs; c++) {
+        if (*c != '%')
+            continue;
+        if (++c < fe && *c == '%')
+            continue;
+        while (c < fe && memchr("-+ #0123456789.*lhzjt", *c, 21)) {
+            if (*c == '*')
+                k++;
+            c++;
+        }
+        if (c >= fe)
+            break;
+        if (*c == 'p' && c + 1 < fe && (c[1] == 'S' || c[1] == 's' || c[1] == 'F' || c[1] == 'f') &&
+            k < nargs) {
+            int i = arg_field(f, arg_s[k], arg_e[k]);
+            if (i >= 0 && f->fields[i].kind == TD_F_INT && !f->fields[i].sym) {
+                f->fields[i].sym = (c[1] == 'S' || c[1] == 'F') ? TD_SYM_OFF : TD_SYM_NAME;
+                f->nsym++;
+            }
+        }
+        k++;
+    }
+}
+
 /* What the event maps onto, and the fields the mapping reads. */
 static void classify(td_format *f)
 {
@@ -212,6 +307,24 @@ static void classify(td_format *f)
         f->f_a = td_format_field(f, "buf");
         if (f->f_a >= 0)
             f->map = TD_MAP_PRINT;
+    } else if (name_is(f, "ftrace", "function")) {
+        f->f_a = td_format_field(f, "ip");
+        f->f_b = td_format_field(f, "parent_ip");
+        if (f->f_a >= 0 && f->f_b >= 0)
+            f->map = TD_MAP_FUNCTION;
+    } else if (name_is(f, "ftrace", "funcgraph_entry") || name_is(f, "ftrace", "funcgraph_exit")) {
+        int exit = f->name[11] == 'x';
+        f->f_a = td_format_field(f, "func");
+        f->f_b = td_format_field(f, "calltime");
+        f->f_c = td_format_field(f, "rettime");
+        if (f->f_a >= 0)
+            f->map = exit ? TD_MAP_GRAPH_EXIT : TD_MAP_GRAPH_ENTRY;
+    } else if (name_is(f, "ftrace", "bprint")) {
+        f->f_a = td_format_field(f, "ip");
+        f->f_b = td_format_field(f, "fmt");
+        f->f_c = td_format_field(f, "buf");
+        if (f->f_a >= 0 && f->f_b >= 0 && f->f_c >= 0)
+            f->map = TD_MAP_BPRINT;
     }
 }
 
@@ -310,6 +423,9 @@ int td_formats_add(td_formats *t, int be, const char *sys, size_t sys_len, const
         q = e + 1;
     }
     classify(f);
+    print_fmt_syms(f, text, end);
+    t->need_syms += f->nsym > 0 || f->map >= TD_MAP_FUNCTION;
+    t->need_printk += f->map == TD_MAP_BPRINT;
     if (t->count + 1 > t->nslots / 2 && grow(t) != 0) {
         tread_free(t->alloc, f);
         return -3;

@@ -71,6 +71,17 @@ int td_add_cpu(td_dec *d, uint32_t buffer, uint32_t cpu, uint64_t off, uint64_t 
     return 0;
 }
 
+/* An instance's name (NUL-terminated in the option; cut to 127 bytes). */
+static void buf_name(char *out, const unsigned char *v, uint32_t n)
+{
+    const unsigned char *z = memchr(v, 0, n);
+    size_t l = z ? (size_t)(z - v) : n;
+    if (l > 127)
+        l = 127;
+    memcpy(out, v, l);
+    out[l] = 0;
+}
+
 /* Options (v6 "options  " items, v7 options sections): what is read. */
 static int option(td_dec *d, uint16_t id, const unsigned char *v, uint32_t size, uint64_t off)
 {
@@ -88,9 +99,11 @@ static int option(td_dec *d, uint16_t id, const unsigned char *v, uint32_t size,
             uint32_t k = d->v6_bufs++;
             while (k > 0 && d->v6_buf_off[k - 1] > at) {
                 d->v6_buf_off[k] = d->v6_buf_off[k - 1];
+                memcpy(d->v6_buf_name[k], d->v6_buf_name[k - 1], sizeof d->v6_buf_name[k]);
                 k--;
             }
             d->v6_buf_off[k] = at;
+            buf_name(d->v6_buf_name[k], v + 8, size - 8);
             return 0;
         }
         {
@@ -120,6 +133,7 @@ static int option(td_dec *d, uint16_t id, const unsigned char *v, uint32_t size,
                 return FAIL(d, TREAD_ERROR_SYNTAX, off, "more than %u buffers", TD_MAX_BUFFERS);
             uint32_t b = d->nbuffers++;
             d->c.buffers++;
+            buf_name(d->buf_name[b], v + 8, size - 8);
             for (uint32_t i = 0; i < n; i++, p += 20)
                 if (td_add_cpu(d, b, td_u32(d->be, v + p), td_u64(d->be, v + p + 4),
                                td_u64(d->be, v + p + 12)) != 0)
@@ -274,10 +288,23 @@ static int v7_section(td_dec *d)
         return TD_DONE + 1;
     case 0: case 16: case 17: case 18:
         break;
-    case 19: case 20: case 21: /* kallsyms, printk formats, cmdlines: not needed */
+    case 19: case 20: { /* kallsyms, printk formats: located, loaded when needed */
+        td_text_loc *l = id == 19 ? &d->ks_loc : &d->pk_loc;
         if (id == 19) d->c.kallsyms_bytes += size;
         if (id == 20) d->c.printk_bytes += size;
-        if (id == 21) d->c.cmdlines_bytes += size;
+        if (l->state == 0) {
+            l->off = off + 16;
+            l->size = size;
+            l->v7 = 1;
+            l->compressed = flags & 1;
+            l->state = 1;
+        }
+        d->pos = off + 16 + size;
+        d->c.sections++;
+        return TD_DONE + 1;
+    }
+    case 21: /* cmdlines: not needed */
+        d->c.cmdlines_bytes += size;
         d->pos = off + 16 + size;
         d->c.sections++;
         return TD_DONE + 1;
@@ -328,6 +355,81 @@ static int v7_section(td_dec *d)
     d->c.sections++;
     d->pos = off + 16 + size;
     return TD_DONE + 1;
+}
+
+/* ---- kallsyms and printk formats ------------------------------------------ */
+
+void td_syms_load(td_dec *d, int ks)
+{
+    td_text_loc *l = ks ? &d->ks_loc : &d->pk_loc;
+    const char *what = ks ? "kallsyms" : "the printk formats";
+    const unsigned char *t = NULL;
+    uint64_t n = l->size;
+    l->state = 3;
+    if (n > d->limit) {
+big:
+        tread__warn(d->p, TREAD_WARN_BAD_RECORD, l->off,
+                    "%s of %llu bytes past the max-tracedat-meta-bytes option (%llu): not read, "
+                    "addresses stay numbers",
+                    what, (unsigned long long)n, (unsigned long long)d->limit);
+        return;
+    }
+    if (!(t = td_need(d, l->off, (size_t)n)))
+        goto bad;
+    if (l->v7 && l->compressed) {
+        if (n < 8)
+            goto bad;
+        uint32_t cs = td_u32(d->be, t), us = td_u32(d->be, t + 4);
+        if (us > d->limit) {
+            n = us;
+            goto big;
+        }
+        if (cs > n - 8)
+            goto bad;
+        d->sec.len = 0;
+        if (tread_buf_reserve(&d->sec, us ? us : 1) != 0 ||
+            td_expand(d, t + 8, cs, d->sec.data, us) != 0)
+            goto bad;
+        t = d->sec.data;
+        n = us;
+    }
+    if (l->v7) { /* the section holds the v6 item: a size, then the text */
+        if (n < 4 || td_u32(d->be, t) > n - 4)
+            goto bad;
+        n = td_u32(d->be, t);
+        t += 4;
+    }
+    td_syms *s = ks ? &d->ksyms : &d->printk;
+    int r = ks ? td_kallsyms_parse(s, &d->p->alloc, (const char *)t, (size_t)n, d->limit)
+               : td_printk_parse(s, &d->p->alloc, (const char *)t, (size_t)n, d->limit);
+    if (r != 0) {
+        tread__warn(d->p, TREAD_WARN_BAD_RECORD, l->off,
+                    "%s: %s: not read, addresses stay numbers", what,
+                    r == -2 ? "its table is past the max-tracedat-meta-bytes option" : "out of memory");
+        return;
+    }
+    l->state = 2;
+    if (d->file) {
+        /* the text is in the tables now: a file's window and expanded
+         * section go (a stream's window is the feed's) */
+        tread_buf_free(&d->win);
+        d->win_off = 0;
+        tread_buf_free(&d->sec);
+    }
+    if (ks) {
+        d->c.kallsyms_symbols = s->n;
+        d->c.kallsyms_bad_lines = s->bad;
+    } else {
+        d->c.printk_formats = s->n;
+        d->c.printk_bad_lines = s->bad;
+    }
+    if (s->bad)
+        tread__warn(d->p, TREAD_WARN_BAD_RECORD, l->off, "%s: %llu lines not understood: skipped",
+                    what, (unsigned long long)s->bad);
+    return;
+bad:
+    tread__warn(d->p, TREAD_WARN_BAD_RECORD, l->off,
+                "%s does not read (cut or does not expand): addresses stay numbers", what);
 }
 
 /* ---- the states ---------------------------------------------------------- */
@@ -523,6 +625,20 @@ static int step(td_dec *d)
         if (size > UINT64_MAX / 2)
             return FAIL(d, TREAD_ERROR_SYNTAX, d->pos, "a size of %llu bytes",
                         (unsigned long long)size);
+        if (d->st != S_CMDLINES && size) {
+            td_text_loc *l = d->st == S_KALLSYMS ? &d->ks_loc : &d->pk_loc;
+            /* a stream reads it now, when a format needs it (the formats
+             * come first); a file when an event first needs it */
+            int now = !d->file && (d->st == S_KALLSYMS ? d->formats.need_syms
+                                                       : d->formats.need_printk);
+            if (now && size <= d->limit && !td_need(d, d->pos + szl, (size_t)size))
+                return truncated(d, "kallsyms or the printk formats");
+            l->off = d->pos + szl;
+            l->size = size;
+            l->state = 1;
+            if (now)
+                td_syms_load(d, d->st == S_KALLSYMS);
+        }
         if (d->st == S_KALLSYMS) d->c.kallsyms_bytes += size;
         if (d->st == S_PRINTK) d->c.printk_bytes += size;
         if (d->st == S_CMDLINES) d->c.cmdlines_bytes += size;
@@ -613,6 +729,7 @@ static int step(td_dec *d)
             return FAIL(d, TREAD_ERROR_SYNTAX, at, "an instance's CPU table without \"flyrecord\"");
         uint32_t b = d->nbuffers++;
         d->c.buffers++;
+        memcpy(d->buf_name[b], d->v6_buf_name[d->v6_buf_next], sizeof d->buf_name[b]);
         for (uint32_t i = 0; i < d->ncpus; i++)
             if (td_add_cpu(d, b, i, td_u64(d->be, h + 10 + 16 * i),
                            td_u64(d->be, h + 18 + 16 * i)) != 0)

@@ -62,13 +62,16 @@ typedef struct td_field {
     uint8_t is_signed;
     uint8_t common;         /* common_* */
     uint8_t rel;            /* __rel_loc: offset from the field's end */
+    uint8_t sym;            /* TD_SYM_*: print fmt shows it as %ps / %pS */
     uint32_t offset, size;
 } td_field;
+enum { TD_SYM_NONE = 0, TD_SYM_NAME, TD_SYM_OFF };
 
 /* What an event maps onto (lib/ftrace/ftrace_map.h). */
 enum {
     TD_MAP_GENERIC = 0, TD_MAP_SWITCH, TD_MAP_WAKEUP, TD_MAP_CPU_FREQ,
-    TD_MAP_CPU_IDLE, TD_MAP_NEWTASK, TD_MAP_RENAME, TD_MAP_PRINT
+    TD_MAP_CPU_IDLE, TD_MAP_NEWTASK, TD_MAP_RENAME, TD_MAP_PRINT,
+    TD_MAP_FUNCTION, TD_MAP_GRAPH_ENTRY, TD_MAP_GRAPH_EXIT, TD_MAP_BPRINT
 };
 
 typedef struct td_format {
@@ -83,6 +86,7 @@ typedef struct td_format {
     uint32_t nfields;
     int f_pid, f_a, f_b, f_c; /* field indices the mapping reads, -1 absent */
     int f_cpid;             /* common_pid */
+    uint32_t nsym;          /* fields with sym set */
     struct td_format *next; /* hash chain */
     struct td_format *all;  /* every format, for freeing */
 } td_format;
@@ -93,6 +97,8 @@ typedef struct td_formats {
     size_t nslots, count;
     uint64_t bytes, limit;  /* what the tables hold, TREAD_OPT_MAX_TRACEDAT_META_BYTES */
     td_format *all;
+    uint32_t need_syms;     /* formats that show addresses as symbols */
+    uint32_t need_printk;   /* bprint formats */
 } td_formats;
 
 void td_formats_init(td_formats *t, tread_alloc *a, uint64_t limit);
@@ -114,6 +120,37 @@ int td_field_str(const td_format *f, int i, const unsigned char *rec, size_t len
 /* A dynamic or array field's bytes. 0, or -1 outside the record. */
 int td_field_bytes(const td_format *f, int i, const unsigned char *rec, size_t len,
                    const unsigned char **p, size_t *n);
+
+/* kallsyms or printk formats (td_ksyms.c): entries sorted by address,
+ * names (symbols, or formats unescaped) in one blob. */
+typedef struct td_sym {
+    uint64_t addr;
+    uint32_t name;          /* offset in names */
+    uint32_t seq;           /* line order: of equal addresses the first wins */
+} td_sym;
+typedef struct td_syms {
+    td_sym *ent;
+    char *names;
+    size_t n, names_len;
+    uint64_t bad, skipped;  /* lines not understood; A/a/$ symbols left out */
+    int unsorted;
+} td_syms;
+/* 0; -2 past limit bytes; -3 out of memory. */
+int td_kallsyms_parse(td_syms *s, tread_alloc *a, const char *text, size_t len, uint64_t limit);
+int td_printk_parse(td_syms *s, tread_alloc *a, const char *text, size_t len, uint64_t limit);
+void td_syms_free(td_syms *s, tread_alloc *a);
+/* The symbol holding addr (its address in *base), or NULL. */
+const char *td_syms_find(const td_syms *s, uint64_t addr, uint64_t *base);
+/* The entry at exactly addr, or NULL. */
+const char *td_syms_exact(const td_syms *s, uint64_t addr);
+/* addr as report prints %pS (with_off) or %ps: sym+0xoff, sym, or 0x%llx
+ * when not found. snprintf's result. */
+int td_sym_text(const td_syms *ks, uint64_t addr, int with_off, char *out, size_t cap);
+/* td_printf.c: a bprint event's text into out (appended). 0, or -1 with
+ * *why (a conversion the kernel does not have, arguments past the
+ * buffer, a text past 64 KiB). */
+int td_bprint_format(const char *fmt, size_t flen, const unsigned char *buf, size_t n, int be,
+                     unsigned long_size, const td_syms *ks, tread_buf *out, const char **why);
 
 /* header_page: where a page's fields are. */
 typedef struct td_page_layout {

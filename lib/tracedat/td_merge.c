@@ -66,7 +66,7 @@ int td_data_stream(td_dec *d)
             c->next += d->page_size;
             continue;
         }
-        if (td_emit_record(d, c->cpu, &r, c->page_file_off + r.at))
+        if (td_emit_record(d, c, &r, c->page_file_off + r.at))
             return TD_PAUSED;
     }
     return TD_DONE;
@@ -195,7 +195,7 @@ int td_data_file(td_dec *d)
         if (!best)
             return TD_DONE;
         best->has_rec = 0; /* its page stays until the next fill */
-        if (td_emit_record(d, best->cpu, &best->rec, best->page_file_off + best->rec.at))
+        if (td_emit_record(d, best, &best->rec, best->page_file_off + best->rec.at))
             return TD_PAUSED;
     }
 }

@@ -3,11 +3,36 @@
  * (td_decoder.c drops the rest and fills it); reading a file, it is a
  * pread of what is asked (and some read-ahead). Compressed v7 blocks are
  * expanded here. */
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDCtx_advanced: allocator hooks */
 #include <errno.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
 #include "tracedat/td_dec.h"
+
+/* zstd's and zlib's memory comes from the parser's allocator, as in
+ * lib/core/decompress.c; both contexts live as long as the decoder. */
+static void *zs_alloc(void *opaque, size_t size) { return tread_malloc((const tread_alloc *)opaque, size); }
+static void zs_free(void *opaque, void *ptr) { tread_free((const tread_alloc *)opaque, ptr); }
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+    if (size && items > (uInt)-1 / size)
+        return Z_NULL;
+    return tread_malloc((const tread_alloc *)opaque, (size_t)items * size);
+}
+static void z_free(voidpf opaque, voidpf ptr) { tread_free((const tread_alloc *)opaque, ptr); }
+
+void td_expand_free(td_dec *d)
+{
+    if (d->zctx)
+        ZSTD_freeDCtx(d->zctx);
+    d->zctx = NULL;
+    if (d->zs) {
+        inflateEnd(d->zs);
+        tread_free(&d->p->alloc, d->zs);
+    }
+    d->zs = NULL;
+}
 
 #define READ_AHEAD (64u * 1024u)
 
@@ -103,13 +128,39 @@ const unsigned char *td_need_str(td_dec *d, uint64_t off, size_t max, size_t *le
 int td_expand(td_dec *d, const unsigned char *in, size_t len, unsigned char *out, size_t usize)
 {
     if (d->comp == TD_COMP_ZSTD) {
-        size_t r = ZSTD_decompress(out, usize, in, len);
+        if (!d->zctx) {
+            ZSTD_customMem mem = {zs_alloc, zs_free, (void *)&d->p->alloc};
+            if (!(d->zctx = ZSTD_createDCtx_advanced(mem)))
+                return -1;
+        }
+        size_t r = ZSTD_decompressDCtx(d->zctx, out, usize, in, len);
         return ZSTD_isError(r) || r != usize ? -1 : 0;
     }
     if (d->comp == TD_COMP_ZLIB) {
-        uLongf ol = (uLongf)usize;
-        int r = uncompress(out, &ol, in, (uLong)len);
-        return r != Z_OK || ol != usize ? -1 : 0;
+        z_stream *z = d->zs;
+        if (!z) {
+            if (!(z = tread_malloc(&d->p->alloc, sizeof *z)))
+                return -1;
+            memset(z, 0, sizeof *z);
+            z->zalloc = z_alloc;
+            z->zfree = z_free;
+            z->opaque = (voidpf)&d->p->alloc;
+            if (inflateInit(z) != Z_OK) {
+                tread_free(&d->p->alloc, z);
+                return -1;
+            }
+            d->zs = z;
+        } else if (inflateReset(z) != Z_OK) {
+            return -1;
+        }
+        if (len > UINT_MAX || usize > UINT_MAX)
+            return -1;
+        z->next_in = (Bytef *)(uintptr_t)in;
+        z->avail_in = (uInt)len;
+        z->next_out = out;
+        z->avail_out = (uInt)usize;
+        int r = inflate(z, Z_FINISH);
+        return r != Z_STREAM_END || z->total_out != usize ? -1 : 0;
     }
     return -1;
 }

@@ -99,3 +99,20 @@ def test_reentry_from_a_warning_callback(tmp_path):
     with pytest.raises(RuntimeError, match="already running"):
         list(holder["r"])
     holder.clear()
+
+
+def test_tracedat_meta_limit():
+    # the fuzz seed's event formats (about 4 KiB) past 4096 bytes: an error;
+    # under 1 MiB: its function events named through kallsyms
+    import os
+    path = os.path.join(os.path.dirname(NODE_SAMPLE), "..", "..", "fuzz", "seeds", "tracedat",
+                        "fn_v6.dat")
+    with pytest.raises(tread.LimitError) as ei:
+        list(tread.open(path, max_tracedat_meta_bytes=4096, warnings="ignore"))
+    assert ei.value.code == "limit_memory"
+    assert "max-tracedat-meta-bytes" in ei.value.message
+    evs = list(tread.open(path, max_tracedat_meta_bytes=1 << 20, warnings="ignore"))
+    assert [e.name for e in evs[:3]] == ["do_idle", "cpu_startup_entry", "late"]
+    assert evs[0].args == {"parent": "cpu_startup_entry"}
+    st = tread.stats(path, max_tracedat_meta_bytes=1 << 20, warnings="ignore")
+    assert st["events"] == 14

@@ -43,4 +43,15 @@ contains "$tmp/out" '"slices":\{"matched":1024,"unmatched_end":1,"unclosed_begin
 contains "$tmp/out" '"top_by_duration":\[\{"name":"d0","count":1,"total_dur_ns":11099000\}' \
     "outermost slice gets the outermost E"
 
+# --max-tracedat-meta-bytes: trace.dat's event formats (about 4 KiB in
+# the fuzz seed) past 4096 are an error naming the flag; 1M reads it all,
+# kallsyms included
+dat="$top_srcdir/fuzz/seeds/tracedat/fn_v6.dat"
+expect_status 1 "trace.dat past --max-tracedat-meta-bytes 4096" \
+    "$TREAD" stats --max-tracedat-meta-bytes 4096 "$dat"
+contains "$tmp/err" 'limit_memory .*max-tracedat-meta-bytes' "the error names the flag"
+expect_status 0 "trace.dat under --max-tracedat-meta-bytes 1M" \
+    "$TREAD" stats --max-tracedat-meta-bytes 1M "$dat"
+contains "$tmp/out" 'kallsyms_symbols +4' "kallsyms read under the limit"
+
 finish

@@ -122,6 +122,31 @@ static void test_line_shapes(void)
     CHECK_EQ_INT(L.kind, FTRACE_LINE_LOST);
     CHECK_EQ_INT(L.cpu, 1);
     CHECK_EQ_INT(L.lost, 2811);
+    /* trace-cmd report's instance prefix */
+    parse("inst1:           sleep-388   [001] 48861.473110: sched_wakeup: sh:387 [120] CPU:000");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_EVENT);
+    CHECK_STR(L.instance, "inst1");
+    CHECK_STR(L.task, "sleep");
+    CHECK_EQ_INT(L.pid, 388);
+    CHECK_STR(L.name, "sched_wakeup");
+    parse("           sleep-388   [001] 48861.473110: sched_wakeup: sh:387 [120] CPU:000");
+    CHECK_EQ_INT(L.instance.len, 0);
+    parse("inst1: not an event");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_BAD);
+    CHECK_EQ_INT(L.instance.len, 0);
+    /* trace-cmd report's form of the same */
+    parse("CPU:3 [1557 EVENTS DROPPED]");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_LOST);
+    CHECK_EQ_INT(L.cpu, 3);
+    CHECK_EQ_INT(L.lost, 1557);
+    parse("  CPU:2 [EVENTS DROPPED]");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_LOST);
+    CHECK_EQ_INT(L.cpu, 2);
+    CHECK_EQ_INT(L.lost, -1);
+    parse("CPU:3 [1557 EVENTS]");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_BAD);
+    parse("CPU:3 [LOST 1557 EVENTS DROPPED]");
+    CHECK_EQ_INT(L.kind, FTRACE_LINE_BAD);
     /* stack trace frames */
     parse(" => __schedule");
     CHECK_EQ_INT(L.kind, FTRACE_LINE_STACK);
@@ -463,25 +488,60 @@ static void test_decoder(void)
     }
 }
 
+
+/* trace-cmd report's function tracer lines ("function: func", with its
+ * parent option "function: func <-- parent") are function events, as the
+ * trace.dat decoder gives the same records; report -R's raw fields stay
+ * an event named function. */
+static void test_report_function(void)
+{
+    got g;
+    tread_parser *p = mk(&g);
+    const char *t = "           <...>-42    [000]     0.001000: function:             do_idle\n"
+                    "           <...>-42    [000]     0.001010: function:             do_idle <-- "
+                    "cpu_startup_entry\n"
+                    "inst:           <...>-42    [001]     0.001020: function:   x <-- y\n"
+                    "           <...>-42    [000]     0.001030: function:              ip=do_idle "
+                    "parent_ip=cpu_startup_entry\n"
+                    "           <...>-42    [000]     0.001040: function:             a b\n";
+    CHECK_EQ_INT(tread_feed(p, t, strlen(t)), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    CHECK_EQ_INT(g.n, 5);
+    CHECK_EQ_STR(g.names[0], "do_idle");
+    CHECK_EQ_STR(g.args[0], "");
+    CHECK_EQ_INT(g.ev[0].kind, TREAD_EVENT_INSTANT);
+    CHECK(g.ev[0].cat.len == 8 && memcmp(g.ev[0].cat.ptr, "function", 8) == 0);
+    CHECK_EQ_STR(g.names[1], "do_idle");
+    CHECK_EQ_STR(g.args[1], "parent=cpu_startup_entry;");
+    CHECK_EQ_STR(g.names[2], "x");
+    CHECK_EQ_STR(g.args[2], "parent=y;");
+    CHECK(g.ev[2].flags & TREAD_HAS_PROVIDER);
+    CHECK_EQ_INT(g.ev[2].cpu, 1);
+    CHECK_EQ_STR(g.names[3], "function");
+    CHECK_EQ_STR(g.names[4], "function");
+    CHECK_EQ_INT(test_format_counter(p, "function_lines"), 3);
+    tread_parser_free(p);
+}
+
 static void test_counters_and_crlf(void)
 {
     got g;
     tread_parser *p = mk(&g);
-    const char *t = "  a-1 [000] .... 1.0: x: k=1\r\nCPU:2 [LOST 5 EVENTS]\r\nCPU:2 [LOST 6 EVENTS]\r\n"
-                    "junk\r\n# c\r\n  a-1 [000] .... 2.0: x: k=2\r\n";
+    const char *t = "  a-1 [000] .... 1.0: x: k=1\r\nCPU:2 [LOST 5 EVENTS]\r\nCPU:2 [6 EVENTS DROPPED]\r\n"
+                    " CPU:2 [EVENTS DROPPED]\r\njunk\r\n# c\r\n  a-1 [000] .... 2.0: x: k=2\r\n";
     CHECK_EQ_INT(tread_feed(p, t, strlen(t)), TREAD_STATUS_OK);
     CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
     CHECK_EQ_INT(g.n, 2);
     CHECK_EQ_STR(g.args[0], "k=#1;");
-    CHECK_EQ_INT(test_format_counter(p, "lines"), 6);
+    CHECK_EQ_INT(test_format_counter(p, "lines"), 7);
     CHECK_EQ_INT(test_format_counter(p, "lost_events"), 11);
     CHECK_EQ_INT(test_format_counter(p, "lost_events.cpu2"), 11);
-    CHECK_EQ_INT(test_format_counter(p, "lost_markers"), 2);
+    CHECK_EQ_INT(test_format_counter(p, "lost_markers"), 3);
     CHECK_EQ_INT(test_format_counter(p, "lines_not_understood"), 1);
     CHECK_EQ_INT(test_format_counter(p, "header_lines"), 1);
     tread_stats s;
     tread_get_stats(p, &s);
-    CHECK_EQ_INT(s.warnings_by_kind[TREAD_WARN_DATA_LOSS], 2);
+    CHECK_EQ_INT(s.warnings_by_kind[TREAD_WARN_DATA_LOSS], 3);
     tread_parser_free(p);
 }
 
@@ -922,6 +982,7 @@ int main(void)
     test_atrace();
     test_decoder();
     test_counters_and_crlf();
+    test_report_function();
     test_line_limit();
     test_pause_resume();
     test_function_tracers();
