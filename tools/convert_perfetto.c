@@ -487,6 +487,15 @@ static int name_track(convert_perfetto *w, const tread_event *ev)
                 goto nomem;
             return emit_descriptor(w, tr);
         }
+        /* a descriptor known but not in this piece (also the retry of
+         * this very event after a piece restart, whose first encoding
+         * added the track): the event is the descriptor, so the piece
+         * gets it */
+        if (tr->described != w->epoch) {
+            if (ev->meta_str.ptr && track_set_name(tr, ev->meta_str.ptr, ev->meta_str.len) < 0)
+                goto nomem;
+            return ensure_described(w, tr);
+        }
     }
     if (!tr)
         return -1;
