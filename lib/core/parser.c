@@ -315,7 +315,7 @@ static tread_status start_decoder(tread_parser *p, tread_format f)
     if (ranged && !ops->ranges)
         return tread__fail(p, TREAD_ERROR_UNSUPPORTED, 0,
                            "byte ranges (TREAD_OPT_RANGE_BEGIN, TREAD_OPT_RANGE_END) are not "
-                           "supported for %s input, only for FXT",
+                           "supported for %s input, only for FXT and JSON",
                            tread_format_name(f));
     if (p->range_begin > 0) {
         /* nothing is reported before the range: the decoder calls
@@ -464,6 +464,10 @@ static tread_status push_decoded(tread_parser *p, const unsigned char *d, size_t
             return st;
         d += take;
         n -= take;
+        if (p->range_done) { /* the range ended in the sniffed bytes */
+            *consumed += n;
+            return TREAD_STATUS_OK;
+        }
     }
     size_t c;
     tread_status st = run_decoder(p, d, n, &c);
@@ -728,6 +732,8 @@ tread_status tread_feed(tread_parser *p, const void *data, size_t len)
         return tread__fail(p, TREAD_ERROR_MISUSE, p->dec_offset, "tread_feed: NULL data");
     p->state = P_RUNNING;
     p->stats.bytes_in += len;
+    if (p->range_end <= p->range_begin)
+        p->range_done = 1; /* an empty range: nothing begins in it */
     if (p->range_done)
         return TREAD_STATUS_OK;
     size_t c = 0;
@@ -740,6 +746,8 @@ tread_status tread_feed(tread_parser *p, const void *data, size_t len)
 
 static tread_status finish_input(tread_parser *p)
 {
+    if (p->range_end <= p->range_begin)
+        p->range_done = 1; /* an empty range: nothing begins in it */
     if (p->range_done) { /* the rest of the input is another range's */
         p->state = P_FINISHED;
         return TREAD_STATUS_OK;
@@ -774,6 +782,11 @@ static tread_status finish_input(tread_parser *p)
         st = decide_format(p, 1);
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
+    }
+    if (p->range_done) { /* the range ended in the bytes held for sniffing */
+        p->state = P_FINISHED;
+        p->pause_in_finish = 0;
+        return TREAD_STATUS_OK;
     }
     /* a range still before its beginning says nothing, as before the
      * decoder's finish (which may enter the range) */

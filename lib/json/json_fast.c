@@ -304,6 +304,10 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         }
         if (data[j] != '{')
             break;
+        if (json_range_mark(d, p->dec_offset + j)) {
+            *pos = i;
+            return p->range_done ? FAST_RANGE_END : FAST_BAIL;
+        }
         json_record_reset(&d->rec, sect, p->dec_offset + j);
         int cut = 0;
         size_t n = json_fast_record(d, data + j, len - j, &cut);

@@ -293,6 +293,10 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                         start = i;
                         break;
                     }
+                    if (f->p->range_done) { /* the string begins the next range */
+                        *consumed = j;
+                        return 1;
+                    }
                 } else if (d[j] != '/') {
                     f->key_pending = 0;
                 }
