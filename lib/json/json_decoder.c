@@ -279,6 +279,7 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
 {
     int top_scalar = 0;
     d->last_good_off = d->value_end;
+    d->last_good_kind = JSON_GOOD_VALUE;
     if (d->sys_streamed) {
         /* the null standing for a streamed systemTraceEvents string */
         d->sys_streamed = 0;
@@ -418,6 +419,7 @@ static int y_map_key(void *ctx, const unsigned char *s, size_t n)
     D;
     if (d->replaying) return 1;
     d->last_good_off = json_cur_off(d);
+    d->last_good_kind = JSON_GOOD_KEY;
     if (d->cap == CAP_RECORD || d->cap == CAP_TOP) {
         if (d->cap == CAP_RECORD && d->depth == d->cap_depth)
             d->rec.cur_field = json_field_lookup(s, n);
@@ -438,6 +440,7 @@ static int y_map_key(void *ctx, const unsigned char *s, size_t n)
 static int open_container(json_decoder *d, int type)
 {
     d->last_good_off = json_cur_off(d);
+    d->last_good_kind = JSON_GOOD_OPEN;
     if (d->depth >= d->max_depth) {
         tread__fail(d->p, TREAD_ERROR_LIMIT_DEPTH, json_cur_off(d) - 1,
                     "nesting deeper than the limit of %d (TREAD_OPT_MAX_DEPTH)", d->max_depth);
@@ -478,6 +481,7 @@ static int open_container(json_decoder *d, int type)
 static int close_container(json_decoder *d, int type)
 {
     d->last_good_off = json_cur_off(d);
+    d->last_good_kind = JSON_GOOD_VALUE;
     if (d->depth == 0)
         return 1;
     if (d->cap == CAP_NONE && json_range_mark(d, json_cur_off(d) - 1))
@@ -666,20 +670,24 @@ static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
      * is found in the slice yajl was given (s), at the byte that spoils the
      * token (yajl's position), or, for a byte that starts no token, just
      * before it (it was consumed). A parse error is a whole token in the
-     * wrong place: its first byte, after the last good token, blanks and
-     * at most one separator that was not itself the offence (a trailing
-     * comma is). At the end
-     * of input (s NULL), or when those bytes were not kept, the end of the
-     * last good token is what is known. */
+     * wrong place: the first token after the last good one, or the one
+     * after that when the first is the separator yajl accepted there (a
+     * colon after a key, a comma after a value inside a container), told
+     * by what the last good token was, never by yajl's position (which
+     * depends on where the slices were cut: fuzz_json's byte ranges found
+     * it one byte off). A trailing comma is the offence itself, where the
+     * lenient mode's warning points. At the end of input (s NULL), or when
+     * those bytes were not kept, the end of the last good token is what is
+     * known. */
     uint64_t at = d->last_good_off;
     if (s) {
         uint64_t pos = json_cur_off(d);
         if (strncmp(m, "parse error", 11) == 0) {
             uint64_t t = next_token(d, s, n, d->last_good_off);
             int c = t == UINT64_MAX ? -1 : byte_at(d, s, n, t);
-            if ((c == ',' || c == ':') && pos != t + 1) {
-                /* a trailing comma is the offence itself, where the
-                 * lenient mode's warning points */
+            int accepted = (c == ':' && d->last_good_kind == JSON_GOOD_KEY) ||
+                           (c == ',' && d->last_good_kind == JSON_GOOD_VALUE && d->depth > 0);
+            if (accepted) {
                 uint64_t u = next_token(d, s, n, t + 1);
                 int cu = u == UINT64_MAX ? -1 : byte_at(d, s, n, u);
                 if (!(c == ',' && (cu == ']' || cu == '}')))
@@ -816,6 +824,7 @@ static void skip_leave(json_decoder *d, uint64_t off, int had_value, int comma)
     d->rebuild_comma = comma && had_value;
     d->yajl_dead = 1;
     d->last_good_off = off;
+    d->last_good_kind = !had_value ? JSON_GOOD_OPEN : comma ? JSON_GOOD_COMMA : JSON_GOOD_VALUE;
     d->slice_off = off;
     d->slice_len = 0;
 }

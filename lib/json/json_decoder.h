@@ -93,6 +93,8 @@ typedef struct json_decoder {
     uint64_t special_end;     /* end of the NaN/Infinity word */
     int slice_synthetic;
     uint64_t last_good_off; /* end of the last token yajl accepted */
+    int last_good_kind;     /* what that token was (JSON_GOOD_*): says
+                               whether a separator after it was accepted */
     /* The first bytes after last_good_off, kept across slices so that a
      * parse error names the offending token's first byte whatever the
      * chunking (report_yajl_error). */
@@ -151,6 +153,11 @@ typedef struct json_decoder {
 } json_decoder;
 
 /* Offset in the input of what yajl has read so far. */
+/* The last token yajl accepted: a value (a scalar, a closed container, a
+ * record the fast path took), a key, an opening bracket, the comma before
+ * a range's footing, or none yet. */
+enum { JSON_GOOD_NONE = 0, JSON_GOOD_VALUE, JSON_GOOD_KEY, JSON_GOOD_OPEN, JSON_GOOD_COMMA };
+
 static inline uint64_t json_cur_off(const json_decoder *d)
 {
     /* Synthetic text stands byte for byte for what it replaces (a literal

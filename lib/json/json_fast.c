@@ -319,6 +319,7 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         i = j + n;
         d->fast_had_value = 1;
         d->last_good_off = p->dec_offset + i;
+        d->last_good_kind = JSON_GOOD_VALUE;
         p->stats.fast_records++;
         if (json_emit_record(d, 0)) {
             d->emit_pending = 1;

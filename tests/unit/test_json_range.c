@@ -56,6 +56,8 @@ static size_t status_part(const char *s)
 /* The n ranges [cut[k], cut[k+1]) (cut[n] == -1) put end to end up to
  * the first that fails: their bodies, that range's (or the last's)
  * status, and the events and warnings their stats count, added up. */
+static int64_t forced_format; /* TREAD_OPT_FORMAT for every run, when not 0 */
+
 static char *ranges(const char *doc, size_t len, size_t chunk, const int64_t *cut, int n,
                     int lenient)
 {
@@ -65,7 +67,8 @@ static char *ranges(const char *doc, size_t len, size_t chunk, const int64_t *cu
     uint64_t events = 0, warnings = 0;
     for (int i = 0; i < n; i++) {
         const int64_t opts[] = {TREAD_OPT_RANGE_BEGIN, cut[i], TREAD_OPT_RANGE_END, cut[i + 1],
-                                TREAD_OPT_LENIENT, lenient, 0};
+                                TREAD_OPT_LENIENT, lenient,
+                                forced_format ? TREAD_OPT_FORMAT : 0, forced_format, 0};
         dump r;
         dump_init(&r);
         dump_parse(&r, doc, len, chunk, opts);
@@ -221,6 +224,68 @@ static void test_damaged(void)
     CHECK_EQ_INT(mismatches, 0);
 }
 
+/* A token in the wrong place right after a good one, where yajl wants a
+ * separator (a colon for a comma or a closing bracket, a second colon, a
+ * comma for a value): the error names that token's first byte whatever
+ * the chunking, so the ranges' error is the whole's at every cut. The
+ * first is the shape of fuzz_json's finding (a string value followed by
+ * `s":{`, reported at its colon or one byte on depending on where the
+ * chunks were cut: fuzz/seeds/json/regress_range_error_offset). */
+static void test_separator_errors(void)
+{
+    static const struct {
+        const char *doc, *bad; /* bad: the offending bytes, first in doc */
+    } cases[] = {
+        {"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[" REC_B "," REC_C "],\n"
+         "\"other\":\"# tracer: nop\\n<idlrgs\":{\"a\":[1,2.5e3,true],\"b\":{}}},\n" REC_B "]}",
+         ":{\"a\":[1,2.5"},
+        {"{\"traceEvents\":[" REC_B "],\"k\":\"v\" : {\"c\":1}}", ": {\"c"},
+        {"[" REC_B ", 17: " REC_C "]", ": {"},
+        {"[" REC_B ",{\"ph\":\"i\",\"ts\":1 :2}," REC_C "]", ":2}"},
+        {"{\"traceEvents\":[" REC_B "],\"k\"::1}", ":1}"},
+        {"{\"traceEvents\":[" REC_B "],\"k\": ,\"j\":1}", ",\"j"},
+        {"[" REC_B ",, " REC_C "]", ", {"},
+        {"{\"traceEvents\":[" REC_B "] \"k\":1}", "\"k\":1}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *doc = cases[i].doc;
+        size_t len = strlen(doc);
+        char want[32];
+        snprintf(want, sizeof want, "error=syntax off=%zu ", (size_t)(strstr(doc, cases[i].bad) - doc));
+        for (size_t chunk = 0; chunk <= 9; chunk++) {
+            const int64_t opts[] = {0};
+            dump r;
+            dump_init(&r);
+            dump_parse(&r, doc, len, chunk, opts);
+            if (!strstr(r.text, want))
+                fprintf(stderr, "separator case %zu, chunk %zu: want %s in\n%s", i, chunk, want,
+                        r.text + dump_body_len(r.text));
+            CHECK(strstr(r.text, want) != NULL);
+            dump_free(&r);
+        }
+        check_doc("separator error", doc, len, 1, i == 0 ? 0 : 3, want);
+    }
+    CHECK_EQ_INT(mismatches, 0);
+}
+
+/* A forced format the input does not look like is a warning at the end
+ * of input, after the decoder's last ones: said by the range that holds
+ * the end, once (fuzz_json found the first of two ranges saying it, before
+ * the second's "missing }]}": fuzz/seeds/json/regress_range_forced_warning_order). */
+static void test_forced_format(void)
+{
+    static const char profile[] =
+        "{\"nodes\":[{\"id\":1,\"callFrame\":{\"functionName\":\"(root)\",\"url\":\"\"},"
+        "\"children\":[2]},{\"id\":2,\"callFrame\":{\"functionName\":\"w\"}}],"
+        "\"startTime\":1,\"endTime\":200,\"samples\":[2,1],\"timeDeltas\":[5,6]}";
+    forced_format = TREAD_FORMAT_JSON;
+    check_doc("forced format", profile, sizeof profile - 1, 1, 2, "format_mismatch");
+    check_doc("forced format, cut", profile, sizeof profile - 30, 1, 2, "missing_end");
+    check_doc("forced format, cut in a node", profile, 60, 1, 1, "truncated_event");
+    forced_format = 0;
+    CHECK_EQ_INT(mismatches, 0);
+}
+
 /* The scanner's two paths agree: every footing and marked element of a
  * long array found the same by SSE2 blocks and byte by byte. */
 static void test_scanner_paths(void)
@@ -297,5 +362,7 @@ int main(void)
     test_gzip_input();
     test_pairs();
     test_damaged();
+    test_separator_errors();
+    test_forced_format();
     return TEST_EXIT();
 }
