@@ -95,8 +95,18 @@ static int add_counters(stats_ranges *r, int last)
         if (!m)
             continue;
         tread_counter *one = calloc(m, sizeof *one);
-        if (!one || (n + m > cap && !(sum = realloc(sum, (cap = n + m) * sizeof *sum)))) {
-            free(one);
+        if (one && n + m > cap) {
+            /* sum is kept (and freed) when realloc fails */
+            tread_counter *grown = realloc(sum, (n + m) * sizeof *sum);
+            if (!grown) {
+                free(one);
+                one = NULL;
+            } else {
+                sum = grown;
+                cap = n + m;
+            }
+        }
+        if (!one) {
             free(sum);
             return -1;
         }
