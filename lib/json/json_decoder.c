@@ -356,6 +356,18 @@ static int y_number(void *ctx, const char *s, size_t n)
     size_t c = yajl_get_bytes_consumed(d->yh);
     d->value_end = c ? d->slice_off + c : d->prev_slice_end;
     if (d->special) {
+        if (n != 1 || s[0] != '0') {
+            /* yajl read the "0" standing for NaN/Infinity as part of a
+             * number around it ("2.5-Infinity", "NaN.5"), a token no
+             * slicing may change (fuzz_json found the error offset
+             * moving with the chunking when this was accepted) */
+            uint64_t at = d->special_end - d->special_len;
+            d->special = 0;
+            tread__fail(d->p, TREAD_ERROR_SYNTAX, at,
+                        "invalid JSON: %.*s runs into a number", (int)d->special_len,
+                        d->special_text);
+            return 0;
+        }
         d->value_end = d->special_end;
         unsigned t = d->special == JSON_SPECIAL_NAN ? TOK_NAN
                      : d->special == JSON_SPECIAL_POS_INF ? TOK_POS_INF : TOK_NEG_INF;

@@ -246,6 +246,12 @@ static void test_separator_errors(void)
         {"{\"traceEvents\":[" REC_B "],\"k\": ,\"j\":1}", ",\"j"},
         {"[" REC_B ",, " REC_C "]", ", {"},
         {"{\"traceEvents\":[" REC_B "] \"k\":1}", "\"k\":1}"},
+        /* a lenient NaN/Infinity run into a number: yajl read its "0" as
+         * more digits (fuzz/seeds/json/regress_special_glued_to_number) */
+        {"{\"displayTimeUnit\":\"ns\",\"dur\":2.47-Infinity2,\"traceEvents\":[" REC_B "]}",
+         "-Infinity2"},
+        {"[" REC_B ", NaN.5, " REC_C "]", "NaN.5"},
+        {"[" REC_B ", 7Infinity, " REC_C "]", "Infinity, "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *doc = cases[i].doc;
