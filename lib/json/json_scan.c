@@ -29,6 +29,10 @@ static inline int is_ws(unsigned char c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* Blanks and the comma between two elements. */
+static const unsigned char js_gap_byte[256] = {[' '] = 1, ['\n'] = 1, ['\r'] = 1, ['\t'] = 1,
+                                               [','] = 1};
+
 static inline void push(json_scan *s, unsigned char c)
 {
     if (s->nest < s->stack_max)
@@ -76,7 +80,8 @@ static inline uint64_t prefix_xor(uint64_t x)
     return x;
 }
 
-static inline void masks_sse2(const unsigned char *p, uint64_t *q, uint64_t *bs, uint64_t *st)
+static inline void masks_sse2(const unsigned char *p, uint64_t *q, uint64_t *bs, uint64_t *st,
+                              uint64_t *pc)
 {
     const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v20 = _mm_set1_epi8(0x20),
                   vo = _mm_set1_epi8('{'), vc = _mm_set1_epi8('}'), vs = _mm_set1_epi8('/');
@@ -98,11 +103,12 @@ static inline void masks_sse2(const unsigned char *p, uint64_t *q, uint64_t *bs,
     *q = mq;
     *bs = mb;
     *st = ms;
+    *pc = ~0ull; /* every byte may be 'P' or 'C': a mask costs more than it saves here */
 }
 
 #define JS_NAME scan_blocks_sse2
 #define JS_TARGET
-#define JS_MASKS(p, q, bs, st) masks_sse2(p, &q, &bs, &st)
+#define JS_MASKS(p, q, bs, st, pc) masks_sse2(p, &q, &bs, &st, &pc)
 #define JS_PXOR prefix_xor
 #include "json/json_scan_blocks.h"
 #undef JS_NAME
@@ -115,7 +121,7 @@ static inline void masks_sse2(const unsigned char *p, uint64_t *q, uint64_t *bs,
  * multiplication, where the CPU has them (checked at run time). */
 #define JS_AVX2_TARGET __attribute__((target("avx2,pclmul")))
 JS_AVX2_TARGET static inline void masks_avx2(const unsigned char *p, uint64_t *q, uint64_t *bs,
-                                             uint64_t *st)
+                                             uint64_t *st, uint64_t *pc)
 {
     const __m256i vq = _mm256_set1_epi8('"'), vb = _mm256_set1_epi8('\\'),
                   v20 = _mm256_set1_epi8(0x20), vo = _mm256_set1_epi8('{'),
@@ -133,6 +139,12 @@ JS_AVX2_TARGET static inline void masks_avx2(const unsigned char *p, uint64_t *q
                                  _mm256_cmpeq_epi8(v1, vs));
     *st = (uint64_t)(uint32_t)_mm256_movemask_epi8(s0) |
           (uint64_t)(uint32_t)_mm256_movemask_epi8(s1) << 32;
+    const __m256i vP = _mm256_set1_epi8('P'), vC = _mm256_set1_epi8('C');
+    *pc = (uint64_t)(uint32_t)_mm256_movemask_epi8(
+              _mm256_or_si256(_mm256_cmpeq_epi8(v0, vP), _mm256_cmpeq_epi8(v0, vC))) |
+          (uint64_t)(uint32_t)_mm256_movemask_epi8(
+              _mm256_or_si256(_mm256_cmpeq_epi8(v1, vP), _mm256_cmpeq_epi8(v1, vC)))
+              << 32;
 }
 
 JS_AVX2_TARGET static inline uint64_t prefix_xor_clmul(uint64_t x)
@@ -143,7 +155,7 @@ JS_AVX2_TARGET static inline uint64_t prefix_xor_clmul(uint64_t x)
 
 #define JS_NAME scan_blocks_avx2
 #define JS_TARGET JS_AVX2_TARGET
-#define JS_MASKS(p, q, bs, st) masks_avx2(p, &q, &bs, &st)
+#define JS_MASKS(p, q, bs, st, pc) masks_avx2(p, &q, &bs, &st, &pc)
 #define JS_PXOR prefix_xor_clmul
 #include "json/json_scan_blocks.h"
 #undef JS_NAME

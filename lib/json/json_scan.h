@@ -5,8 +5,10 @@
  * comments and nesting, without decoding a value, until an element begins
  * at or after the range's start (the range's footing) or the array ends.
  *
- * Inside an element it reads 64 bytes a step with SSE2 (x86_64): quote,
- * backslash and bracket masks, escaped quotes found from the runs of
+ * Inside an element it reads 64 bytes a step with SSE2 or AVX2 (x86_64):
+ * quote, backslash and bracket masks (with AVX2 also 'P'/'C', so that
+ * only strings that may be profile markers are looked at), escaped quotes
+ * found from the runs of
  * backslashes, the bytes inside strings as a prefix XOR of the quotes, and
  * only the brackets outside strings visited one by one. Elsewhere (and on
  * every byte without SSE2) a byte-at-a-time state machine does the same.
