@@ -99,7 +99,7 @@ static int emit_synthetic(json_filter *f, const void *s, size_t n, uint64_t off)
     if (rc == 1 && taken < n) {
         memcpy(f->replay, (const unsigned char *)s + taken, n - taken);
         f->replay_len = n - taken;
-        f->replay_off = off;
+        f->replay_off = off + taken; /* a word passed on as it is: its rest */
     }
     return rc;
 }

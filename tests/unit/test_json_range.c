@@ -227,7 +227,8 @@ static void test_damaged(void)
 /* A token in the wrong place right after a good one, where yajl wants a
  * separator (a colon for a comma or a closing bracket, a second colon, a
  * comma for a value): the error names that token's first byte whatever
- * the chunking, so the ranges' error is the whole's at every cut. The
+ * the chunking (chunks of 0 to 9 bytes, with and without a pause at every
+ * event), so the ranges' error is the whole's at every cut. The
  * first is the shape of fuzz_json's finding (a string value followed by
  * `s":{`, reported at its colon or one byte on depending on where the
  * chunks were cut: fuzz/seeds/json/regress_range_error_offset). */
@@ -252,17 +253,22 @@ static void test_separator_errors(void)
          "-Infinity2"},
         {"[" REC_B ", NaN.5, " REC_C "]", "NaN.5"},
         {"[" REC_B ", 7Infinity, " REC_C "]", "Infinity, "},
+        /* a word yajl reads partly ("null" of "nullnan") before a pause:
+         * the rest is at the word's offset plus what was read
+         * (fuzz/seeds/json/regress_word_rest_after_pause) */
+        {"{\"x\":Infinity,\"y\":nullnan,\"traceEvents\":[" REC_B "]}", "an,\"trace"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *doc = cases[i].doc;
         size_t len = strlen(doc);
         char want[32];
         snprintf(want, sizeof want, "error=syntax off=%zu ", (size_t)(strstr(doc, cases[i].bad) - doc));
-        for (size_t chunk = 0; chunk <= 9; chunk++) {
+        for (size_t chunk = 0; chunk <= 19; chunk++) {
             const int64_t opts[] = {0};
             dump r;
             dump_init(&r);
-            dump_parse(&r, doc, len, chunk, opts);
+            r.stop_every = chunk >= 10; /* a pause at every event */
+            dump_parse(&r, doc, len, chunk % 10, opts);
             if (!strstr(r.text, want))
                 fprintf(stderr, "separator case %zu, chunk %zu: want %s in\n%s", i, chunk, want,
                         r.text + dump_body_len(r.text));
