@@ -129,6 +129,7 @@ int main(int argc, char **argv)
     static job js[MAX_JOBS];
     pthread_t th[MAX_JOBS];
     int64_t size = 0;
+    double cost = RANGE_CUTS_FXT_PREFIX_COST;
     if (jobs > 1) {
         struct stat sb;
         if (stat(argv[1], &sb) != 0) {
@@ -137,16 +138,23 @@ int main(int argc, char **argv)
         }
         size = (int64_t)sb.st_size; /* compressed input: the ranges
                                        cover the start of it only */
+        /* JSON (its first byte '{' or '['): the scanner's cost */
+        FILE *f = fopen(argv[1], "rb");
+        int c = f ? fgetc(f) : EOF;
+        while (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+            c = fgetc(f);
+        if (c == '{' || c == '[')
+            cost = RANGE_CUTS_JSON_PREFIX_COST;
+        if (f)
+            fclose(f);
     }
     for (int k = 0; k < jobs; k++) {
         js[k].path = argv[1];
         js[k].read_inline = read_inline;
         js[k].decompress_inline = decompress_inline;
         js[k].zlib = zlib;
-        js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, RANGE_CUTS_FXT_PREFIX_COST);
-        js[k].end = k == jobs - 1 ? -1
-                                  : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1,
-                                                          RANGE_CUTS_FXT_PREFIX_COST);
+        js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, cost);
+        js[k].end = k == jobs - 1 ? -1 : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1, cost);
     }
     int started = 0;
     for (int k = 1; k < jobs; k++, started++)

@@ -6,7 +6,11 @@
  * included (a small TREAD_OPT_MAX_PROFILE_NODES half the time). Each input is parsed whole
  * with yajl reading everything (TREAD_OPT_JSON_FAST_PATH 0, the
  * reference), whole with the fast path, and in chunks with pauses
- * (harness.c) with the fast path on or off; all runs must agree.
+ * (harness.c) with the fast path on or off; all runs must agree. JSON
+ * (not .cpuprofile) is read again as two byte ranges cut at a random
+ * offset, chunked and paused, which must give between them what the
+ * whole gives: every callback in order, and the whole's error from the
+ * first range that fails (doc/formats/json.md, "Byte ranges").
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -87,7 +91,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_compare(&out[0], &out[1]);
     fuzz_compare_errors(&out[0], &out[1]);
     fuzz_compare(&out[0], &out[2]);
+    /* the offending byte whatever the chunking: byte ranges are fed in
+     * other pieces than the whole, and must give its error */
+    fuzz_compare_errors(&out[0], &out[2]);
     /* the same reader whole and stressed: the same statistics and counters */
     fuzz_compare_counts(&out[o.stressed_fast ? 1 : 0], &out[2]);
+    if (o.format != TREAD_FORMAT_JSON)
+        return 0;
+
+    /* Byte ranges [0, cut) and [cut, end): the digest of the second goes
+     * on from the first's */
+    uint64_t cut = fuzz_rng_below(&r, (uint64_t)size + 9);
+    fuzz_outcome part[2];
+    for (int i = 0; i < 2; i++) {
+        fuzz_plan plan = {1, SIZE_MAX, 0, o.format, i ? part[0].digest : 0};
+        tread_parser *p = new_parser(&o, o.stressed_fast);
+        if (tread_config(p, i ? TREAD_OPT_RANGE_BEGIN : TREAD_OPT_RANGE_END, (int64_t)cut) != 0)
+            fuzz_fail("tread_config rejects a byte range");
+        fuzz_run(p, &plan, data, size, &part[i]);
+        tread_parser_free(p);
+        if (part[0].status == TREAD_STATUS_ERROR)
+            break; /* the ranges after the first that fails are not read */
+    }
+    int whole_failed = out[0].status == TREAD_STATUS_ERROR;
+    int last = part[0].status == TREAD_STATUS_ERROR ? 0 : 1;
+    if (whole_failed != (part[last].status == TREAD_STATUS_ERROR))
+        fuzz_fail(whole_failed ? "byte ranges: the whole's error is no range's"
+                               : "byte ranges: an error the whole does not have");
+    if (whole_failed)
+        fuzz_compare_errors(&out[0], &part[last]);
+    uint64_t events = part[0].events + (last ? part[1].events : 0);
+    uint64_t records = part[0].records + (last ? part[1].records : 0);
+    uint64_t warnings = part[0].warnings + (last ? part[1].warnings : 0);
+    if (events != out[0].events || records != out[0].records ||
+        (o.max_warnings < 0 && (warnings != out[0].warnings || part[last].digest != out[0].digest)))
+        fuzz_fail("byte ranges: the two ranges do not add up to the whole");
     return 0;
 }

@@ -544,7 +544,7 @@ typedef enum tread_option {
                                       decompressed input whose records are
                                       reported: BEGIN default 0, */
     TREAD_OPT_RANGE_END,           /* END default -1 (the end of input).
-                                      FXT only; see "Byte ranges" below */
+                                      FXT and JSON; see "Byte ranges" below */
     TREAD_OPT_READ_THREAD,         /* 1 (default): tread_parse_fd and
                                       tread_parse_path read a regular file
                                       ahead on a second thread, beside the
@@ -685,15 +685,19 @@ TREAD_API int tread_wants_input(const tread_parser *p);
  * between them report every record once, and each reports the records
  * that begin in its range in input order. A parser reads the records
  * before BEGIN only for the state they carry (FXT: string, thread,
- * provider and initialization records), skipping the rest by size, and
+ * provider and initialization records; JSON: records outside arrays of
+ * records, and V8 profile records), skipping the rest (FXT by size, JSON
+ * with a structural scanner), and
  * reports nothing of them: no events, raw records, blobs or warnings, and
  * its stats and format counters count from BEGIN on (bytes_in and
  * bytes_decoded excepted). Once a record begins at or after END it stops:
  * tread_feed takes and ignores the rest of the input, tread_parse_fd and
  * tread_parse_path read no further, and tread_finish reports nothing of
  * the record that was cut. An error before BEGIN is still an error.
- * FXT only: with a range, another format fails with
- * TREAD_ERROR_UNSUPPORTED once it is recognised. */
+ * FXT and JSON (not .cpuprofile) only: with a range, another format
+ * fails with TREAD_ERROR_UNSUPPORTED once it is recognised. The JSON
+ * scanner does not check syntax, so the ranges after one that fails are
+ * not to be used: the first that fails has the whole's error. */
 
 /* The error after TREAD_STATUS_ERROR: code, message, byte offset in the
  * decompressed input (for TREAD_ERROR_DECOMPRESS and TREAD_ERROR_IO, in the

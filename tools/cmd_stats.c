@@ -78,7 +78,7 @@ static int report_parser(stats_run *sr, const cli_options *opt, const stats_coll
     return rc;
 }
 
-/* An FXT file in byte ranges on several threads (stats_ranges.h). */
+/* An FXT or JSON file in byte ranges on several threads (stats_ranges.h). */
 static int stats_in_ranges(stats_run *sr, const cli_options *opt, int n, uint64_t size)
 {
     stats_ranges r;

@@ -13,6 +13,9 @@
 /* What scanning an FXT file's records costs against reading them (1 GiB
  * file: 0.22 s of 1.10 s, reads included). */
 #define RANGE_CUTS_FXT_PREFIX_COST 0.2
+/* What skipping a JSON file's records with the structural scanner costs
+ * against decoding them (doc/formats/json.md, "Byte ranges"). */
+#define RANGE_CUTS_JSON_PREFIX_COST 0.1
 
 /* Where range k of n begins (k = n: the end). With r = prefix_cost,
  * r b_k + (b_k+1 - b_k) the same for every k gives b_k proportional to

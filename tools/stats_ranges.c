@@ -57,7 +57,8 @@ int stats_ranges_plan(const cli_options *opt, uint64_t *size)
     }
     tread_format f;
     tread_compression c;
-    if (n < 2 || !probe(opt, &f, &c) || f != TREAD_FORMAT_FXT || c != TREAD_COMPRESSION_NONE)
+    if (n < 2 || !probe(opt, &f, &c) || c != TREAD_COMPRESSION_NONE ||
+        (f != TREAD_FORMAT_FXT && f != TREAD_FORMAT_JSON))
         return 1;
     return n;
 }
@@ -79,30 +80,50 @@ static void *run_range(void *arg)
     return NULL;
 }
 
-/* The format counters of ranges 0..last added up; those that describe
- * tables rather than count records (FXT's providers and interned bytes)
- * are the last range's, which read every table before its end. */
+/* The format counters of ranges 0..last added up, by name, in the order
+ * they first come (a JSON trace's sub-trace counters are in the ranges
+ * that read one); those that describe tables rather than count records
+ * (FXT's providers and interned bytes) are the last range's that has
+ * them, which read every table before its end. */
 static int add_counters(stats_ranges *r, int last)
 {
-    const tread_parser *lp = r->ins[last].parser;
-    size_t n = lp ? tread_get_format_counters(lp, NULL, 0) : 0;
-    if (!n)
-        return 0;
-    tread_counter *sum = calloc(n, sizeof *sum), *one = calloc(n, sizeof *one);
-    if (!sum || !one) {
-        free(sum);
+    tread_counter *sum = NULL;
+    size_t n = 0, cap = 0;
+    for (int i = 0; i <= last; i++) {
+        const tread_parser *p = r->ins[i].parser;
+        size_t m = p ? tread_get_format_counters(p, NULL, 0) : 0;
+        if (!m)
+            continue;
+        tread_counter *one = calloc(m, sizeof *one);
+        if (one && n + m > cap) {
+            /* sum is kept (and freed) when realloc fails */
+            tread_counter *grown = realloc(sum, (n + m) * sizeof *sum);
+            if (!grown) {
+                free(one);
+                one = NULL;
+            } else {
+                sum = grown;
+                cap = n + m;
+            }
+        }
+        if (!one) {
+            free(sum);
+            return -1;
+        }
+        m = tread_get_format_counters(p, one, m);
+        for (size_t k = 0; k < m; k++) {
+            size_t j = 0;
+            while (j < n && strcmp(sum[j].name, one[k].name) != 0)
+                j++;
+            if (j == n)
+                sum[n++] = (tread_counter){one[k].name, 0};
+            if (strcmp(one[k].name, "providers") == 0 || strcmp(one[k].name, "interned_bytes") == 0)
+                sum[j].value = one[k].value;
+            else
+                sum[j].value += one[k].value;
+        }
         free(one);
-        return -1;
     }
-    n = tread_get_format_counters(lp, sum, n);
-    for (int i = 0; i < last; i++) {
-        size_t m = tread_get_format_counters(r->ins[i].parser, one, n);
-        for (size_t k = 0; k < n && k < m; k++)
-            if (strcmp(one[k].name, sum[k].name) == 0 && strcmp(sum[k].name, "providers") != 0 &&
-                strcmp(sum[k].name, "interned_bytes") != 0)
-                sum[k].value += one[k].value;
-    }
-    free(one);
     r->counters = sum;
     r->n_counters = n;
     return 0;
@@ -130,6 +151,10 @@ int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t si
     pthread_t *th = calloc((size_t)n, sizeof *th);
     int *started = calloc((size_t)n, sizeof *started);
     int rc = 0;
+    tread_format f = TREAD_FORMAT_FXT;
+    tread_compression c;
+    double cost = probe(opt, &f, &c) && f == TREAD_FORMAT_JSON ? RANGE_CUTS_JSON_PREFIX_COST
+                                                                : RANGE_CUTS_FXT_PREFIX_COST;
     if (!r->cols || !r->ins || !jobs || !th || !started)
         goto nomem;
     for (int i = 0; i < n; i++) {
@@ -137,8 +162,8 @@ int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t si
             goto nomem;
         r->n = i + 1;
         r->cols[i].keep_underflows = i > 0;
-        uint64_t b = range_cut_at(size, n, i, RANGE_CUTS_FXT_PREFIX_COST);
-        uint64_t e = range_cut_at(size, n, i + 1, RANGE_CUTS_FXT_PREFIX_COST);
+        uint64_t b = range_cut_at(size, n, i, cost);
+        uint64_t e = range_cut_at(size, n, i + 1, cost);
         jobs[i] = (range_job){r, opt, i, (int64_t)b, i == n - 1 ? -1 : (int64_t)e, i == n - 1, 0};
     }
     if (getenv("TREAD_STATS_TRACE_RANGES")) /* tread(1), ENVIRONMENT */

@@ -1,6 +1,6 @@
 /*
- * stats_ranges: `tread stats` on several threads. An uncompressed FXT
- * file is cut into N byte ranges (TREAD_OPT_RANGE_BEGIN/END), each read by
+ * stats_ranges: `tread stats` on several threads. An uncompressed FXT or
+ * JSON file is cut into N byte ranges (TREAD_OPT_RANGE_BEGIN/END), each read by
  * a parser and a stats collector of its own on a thread of its own; the
  * collectors are merged in order (stats_merge.h), the library's stats and
  * format counters added up, and each range's warnings and errors printed
@@ -36,7 +36,7 @@ typedef struct stats_ranges {
 } stats_ranges;
 
 /* How many ranges to read opt->path in: 1 (one pass, as always) unless
- * it is a regular file of FXT, uncompressed, and --jobs or its size and
+ * it is a regular file of FXT or JSON, uncompressed, and --jobs or its size and
  * the CPUs online say more. */
 int stats_ranges_plan(const cli_options *opt, uint64_t *size);
 

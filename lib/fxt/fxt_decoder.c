@@ -336,9 +336,13 @@ static tread_status fd_finish(void *dec)
     if (d->finished)
         return TREAD_STATUS_OK;
     if (d->p->range_done || d->p->in_prefix) {
-        /* a record cut at the end began in an earlier range: its own */
-        if (d->p->in_prefix)
+        /* a record cut at the end began in an earlier range: its own; a
+         * range still before its beginning holds nothing of the end (it
+         * ends there: the forced format's warning is not its) */
+        if (d->p->in_prefix) {
             range_enter(d);
+            tread__range_stop(d->p);
+        }
         d->finished = 1;
         return TREAD_STATUS_OK;
     }

@@ -35,10 +35,20 @@ static int fast_role(int role)
            role == ROLE_NODES;
 }
 
+/* Arrays whose elements the range scanner may skip: records without state
+ * a later record needs (but V8 profiles: json_scan.h). */
+static int skip_role(int role)
+{
+    return role == ROLE_EVENTS || role == ROLE_SAMPLES || role == ROLE_SYS_EVENTS;
+}
+
 /* Between two elements of an array of records, where the fast path may
  * take over from yajl (not inside text the filter made up). */
 static int fast_possible(json_decoder *d)
 {
+    if (d->p->in_prefix) /* before a byte range: the scanner skips (json_scan.h) */
+        return !d->finishing && d->cap == CAP_NONE && d->depth > 0 &&
+               skip_role(d->role[d->depth - 1]) && !d->slice_synthetic;
     if (!d->p->json_fast_path || d->finishing || d->cap != CAP_NONE || d->depth == 0 ||
         !fast_role(d->role[d->depth - 1]) || d->slice_synthetic)
         return 0;
@@ -80,9 +90,36 @@ static int finish_record(json_decoder *d)
     return boundary(d);
 }
 
+/* ---- byte ranges ------------------------------------------------------ */
+
+int json_range_cross(json_decoder *d, uint64_t off)
+{
+    tread_parser *p = d->p;
+    if (p->in_prefix) {
+        tread__range_enter(p);
+        sys_counts_free(&d->sub_counts, p); /* the counters start from zero */
+        d->range_mark = p->range_end;
+        if (off < d->range_mark)
+            return 0;
+    }
+    tread__range_stop(p);
+    d->range_mark = UINT64_MAX;
+    return 1;
+}
+
+/* Where a scalar outside any record began: its first byte. */
+static uint64_t scalar_start(const json_decoder *d, unsigned type, size_t n)
+{
+    if (type == TOK_STR && d->str_start)
+        return d->str_start;
+    uint64_t len = type == TOK_STR ? n + 2 : type == TOK_FALSE ? 5
+                   : type == TOK_NULL || type == TOK_TRUE ? 4 : n;
+    return d->value_end >= len ? d->value_end - len : 0;
+}
+
 /* ---- where a value stands --------------------------------------------- */
 
-enum { ACT_NONE = 0, ACT_APPEND, ACT_RECORD, ACT_SKIP, ACT_FAIL };
+enum { ACT_NONE = 0, ACT_APPEND, ACT_RECORD, ACT_SKIP, ACT_FAIL, ACT_RANGE_END };
 
 static int begin_top_capture(json_decoder *d, const char *prefix)
 {
@@ -107,11 +144,14 @@ static int begin_top_capture(json_decoder *d, const char *prefix)
     return ACT_APPEND;
 }
 
-/* A value starts outside any capture. container: 'm', 'a' or 0 (scalar).
- * *new_role gets the role of the container it opens. */
-static int place_value(json_decoder *d, int container, int *new_role)
+/* A value starts outside any capture, at input offset start. container:
+ * 'm', 'a' or 0 (scalar). *new_role gets the role of the container it
+ * opens. */
+static int place_value(json_decoder *d, int container, int *new_role, uint64_t start)
 {
     *new_role = ROLE_NONE;
+    if (json_range_mark(d, start))
+        return ACT_RANGE_END;
     if (d->depth == 0) {
         d->doc_started = 1;
         if (container == 'a' && d->cpuprofile) {
@@ -239,6 +279,7 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
 {
     int top_scalar = 0;
     d->last_good_off = d->value_end;
+    d->last_good_kind = JSON_GOOD_VALUE;
     if (d->sys_streamed) {
         /* the null standing for a streamed systemTraceEvents string */
         d->sys_streamed = 0;
@@ -258,9 +299,11 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
     }
     if (d->cap == CAP_NONE) {
         int role;
-        int act = place_value(d, 0, &role);
+        int act = place_value(d, 0, &role, scalar_start(d, type, n));
         if (act == ACT_FAIL)
             return 0;
+        if (act == ACT_RANGE_END)
+            return stop_yajl(d, 0, 0, 1);
         if (act == ACT_SKIP)
             return boundary(d);
         top_scalar = 1; /* ACT_APPEND: a top-level key's scalar value */
@@ -313,6 +356,18 @@ static int y_number(void *ctx, const char *s, size_t n)
     size_t c = yajl_get_bytes_consumed(d->yh);
     d->value_end = c ? d->slice_off + c : d->prev_slice_end;
     if (d->special) {
+        if (n != 1 || s[0] != '0') {
+            /* yajl read the "0" standing for NaN/Infinity as part of a
+             * number around it ("2.5-Infinity", "NaN.5"), a token no
+             * slicing may change (fuzz_json found the error offset
+             * moving with the chunking when this was accepted) */
+            uint64_t at = d->special_end - d->special_len;
+            d->special = 0;
+            tread__fail(d->p, TREAD_ERROR_SYNTAX, at,
+                        "invalid JSON: %.*s runs into a number", (int)d->special_len,
+                        d->special_text);
+            return 0;
+        }
         d->value_end = d->special_end;
         unsigned t = d->special == JSON_SPECIAL_NAN ? TOK_NAN
                      : d->special == JSON_SPECIAL_POS_INF ? TOK_POS_INF : TOK_NEG_INF;
@@ -333,8 +388,8 @@ static int y_string(void *ctx, const unsigned char *s, size_t n)
         return 0;
     }
     d->str_start = 0;
-    if (d->cap == CAP_NONE && d->depth == 1) {
-        /* a top-level key's string: its opening quote is the first quote
+    if (d->cap == CAP_NONE && d->depth >= 1) {
+        /* a string outside records (a top-level key's, say): its opening quote is the first quote
          * before the closing one that no odd run of backslashes escapes;
          * a string cut by a chunk boundary comes as the held start, then
          * a slice with its rest, and starts where the held token did */
@@ -376,6 +431,7 @@ static int y_map_key(void *ctx, const unsigned char *s, size_t n)
     D;
     if (d->replaying) return 1;
     d->last_good_off = json_cur_off(d);
+    d->last_good_kind = JSON_GOOD_KEY;
     if (d->cap == CAP_RECORD || d->cap == CAP_TOP) {
         if (d->cap == CAP_RECORD && d->depth == d->cap_depth)
             d->rec.cur_field = json_field_lookup(s, n);
@@ -396,6 +452,7 @@ static int y_map_key(void *ctx, const unsigned char *s, size_t n)
 static int open_container(json_decoder *d, int type)
 {
     d->last_good_off = json_cur_off(d);
+    d->last_good_kind = JSON_GOOD_OPEN;
     if (d->depth >= d->max_depth) {
         tread__fail(d->p, TREAD_ERROR_LIMIT_DEPTH, json_cur_off(d) - 1,
                     "nesting deeper than the limit of %d (TREAD_OPT_MAX_DEPTH)", d->max_depth);
@@ -403,9 +460,11 @@ static int open_container(json_decoder *d, int type)
     }
     int role = ROLE_NONE, act = ACT_APPEND;
     if (d->cap == CAP_NONE) {
-        act = place_value(d, type, &role);
+        act = place_value(d, type, &role, json_cur_off(d) - 1);
         if (act == ACT_FAIL)
             return 0;
+        if (act == ACT_RANGE_END)
+            return stop_yajl(d, 0, 0, 1);
     }
     if (act == ACT_APPEND && d->cap == CAP_TOP && d->cap_depth == 0)
         d->rec.offset = json_cur_off(d) - 1; /* a top-level value's '{' or '[' */
@@ -434,8 +493,11 @@ static int open_container(json_decoder *d, int type)
 static int close_container(json_decoder *d, int type)
 {
     d->last_good_off = json_cur_off(d);
+    d->last_good_kind = JSON_GOOD_VALUE;
     if (d->depth == 0)
         return 1;
+    if (d->cap == CAP_NONE && json_range_mark(d, json_cur_off(d) - 1))
+        return stop_yajl(d, 0, 0, 1);
     if (d->cap != CAP_NONE && d->depth == d->cap_depth) {
         /* the capture's root closes */
         int cap = d->cap;
@@ -508,10 +570,12 @@ static int rebuild_yajl(json_decoder *d)
          * fast path stopped right after the array opened */
         int last = i + 1 == d->depth && d->fast_had_value;
         const char *piece = d->stack[i] == 'm' ? (last ? "{\"\":null" : "{\"\":")
-                                               : (last ? "[null" : "[");
+                                               : !last ? "["
+                                               : d->rebuild_comma ? "[null," : "[null";
         yajl_parse(d->yh, (const unsigned char *)piece, strlen(piece));
     }
     d->replaying = 0;
+    d->rebuild_comma = 0;
     return 0;
 }
 
@@ -618,20 +682,24 @@ static int report_yajl_error(json_decoder *d, const unsigned char *s, size_t n)
      * is found in the slice yajl was given (s), at the byte that spoils the
      * token (yajl's position), or, for a byte that starts no token, just
      * before it (it was consumed). A parse error is a whole token in the
-     * wrong place: its first byte, after the last good token, blanks and
-     * at most one separator that was not itself the offence (a trailing
-     * comma is). At the end
-     * of input (s NULL), or when those bytes were not kept, the end of the
-     * last good token is what is known. */
+     * wrong place: the first token after the last good one, or the one
+     * after that when the first is the separator yajl accepted there (a
+     * colon after a key, a comma after a value inside a container), told
+     * by what the last good token was, never by yajl's position (which
+     * depends on where the slices were cut: fuzz_json's byte ranges found
+     * it one byte off). A trailing comma is the offence itself, where the
+     * lenient mode's warning points. At the end of input (s NULL), or when
+     * those bytes were not kept, the end of the last good token is what is
+     * known. */
     uint64_t at = d->last_good_off;
     if (s) {
         uint64_t pos = json_cur_off(d);
         if (strncmp(m, "parse error", 11) == 0) {
             uint64_t t = next_token(d, s, n, d->last_good_off);
             int c = t == UINT64_MAX ? -1 : byte_at(d, s, n, t);
-            if ((c == ',' || c == ':') && pos != t + 1) {
-                /* a trailing comma is the offence itself, where the
-                 * lenient mode's warning points */
+            int accepted = (c == ':' && d->last_good_kind == JSON_GOOD_KEY) ||
+                           (c == ',' && d->last_good_kind == JSON_GOOD_VALUE && d->depth > 0);
+            if (accepted) {
                 uint64_t u = next_token(d, s, n, t + 1);
                 int cu = u == UINT64_MAX ? -1 : byte_at(d, s, n, u);
                 if (!(c == ',' && (cu == ']' || cu == '}')))
@@ -718,6 +786,8 @@ static int on_stream(void *ctx, int op, uint64_t off)
         if (d->cpuprofile || d->depth != 1 || d->role[0] != ROLE_TOP || d->cap != CAP_NONE || d->doc_done ||
             !key_is(&d->top_key, "systemTraceEvents"))
             return 0;
+        if (json_range_mark(d, off))
+            return 0; /* the filter stops: the range has ended */
         if (sys_sub_init(&d->sub, d->p, TREAD_FORMAT_FTRACE, "systemTraceEvents", off + 1,
                          &d->sub_counts))
             return 0; /* out of memory is recorded: the capture path fails too */
@@ -746,6 +816,93 @@ static int on_stream(void *ctx, int op, uint64_t off)
         d->sys_streamed = op == JSON_STREAM_END;
         return st == TREAD_STATUS_OK ? 0 : -1;
     }
+}
+
+/* ---- skipping the prefix of a byte range ------------------------------ */
+
+static void skip_begin(json_decoder *d)
+{
+    json_scan_start(&d->scan, d->scan_stack, (size_t)d->max_depth, d->fast_had_value);
+    d->hold.len = 0;
+    d->hold_over = 0;
+}
+
+/* yajl and the filter take over at input offset off, between two elements
+ * of the array (a comma after the last one when comma). */
+static void skip_leave(json_decoder *d, uint64_t off, int had_value, int comma)
+{
+    d->skip = 0;
+    d->fast_had_value = had_value;
+    d->rebuild_comma = comma && had_value;
+    d->yajl_dead = 1;
+    d->last_good_off = off;
+    d->last_good_kind = !had_value ? JSON_GOOD_OPEN : comma ? JSON_GOOD_COMMA : JSON_GOOD_VALUE;
+    d->slice_off = off;
+    d->slice_len = 0;
+}
+
+enum { SKIP_DONE, SKIP_FOOT, SKIP_READ };
+
+/* Scans data[*pos..len) (data[0] at dec_offset): SKIP_DONE when all was
+ * skipped, SKIP_FOOT at the footing (*pos), SKIP_READ after a marked
+ * element was read through the filter (*frc its result), -1 on error. */
+static int skip_run(json_decoder *d, const unsigned char *data, size_t len, size_t *pos, int *frc)
+{
+    tread_parser *p = d->p;
+    uint64_t off = p->dec_offset;
+    size_t from = *pos, i = from;
+    int ev;
+    for (;;) {
+        ev = json_scan_run(&d->scan, data, len, &i, off, p->range_begin);
+        if (ev != JS_MARKED || d->scan.elem_start >= off || !d->hold_over)
+            break;
+        d->hold.len = 0; /* marked, but too large to have been kept: skipped */
+        d->hold_over = 0;
+        from = i;
+    }
+    if (ev == JS_MORE) {
+        /* an element cut here is kept, in case it is marked */
+        *pos = len;
+        if (d->scan.elem == JS_GAP) {
+            d->hold.len = 0;
+            return SKIP_DONE;
+        }
+        uint64_t s0 = d->scan.elem_start;
+        if (s0 >= off + from) {
+            d->hold.len = 0;
+            d->hold_over = 0;
+            from = (size_t)(s0 - off);
+        }
+        if (!d->hold_over) {
+            int rc = tread_buf_append(&d->hold, data + from, len - from);
+            if (rc == -1) {
+                tread__fail(p, TREAD_ERROR_NOMEM, off + from, "out of memory");
+                return -1;
+            }
+            d->hold_over = rc != 0;
+        }
+        return SKIP_DONE;
+    }
+    *pos = i;
+    if (ev != JS_MARKED) {
+        skip_leave(d, off + i, d->scan.had_value, ev == JS_START);
+        return SKIP_FOOT;
+    }
+    /* a marked element [s0, off + i): read (muted) for its state */
+    uint64_t s0 = d->scan.elem_start;
+    size_t c = 0;
+    skip_leave(d, s0, d->scan.had_before, 1);
+    int rc = 0;
+    if (s0 < off)
+        rc = json_filter_feed(&d->filter, d->hold.data, d->hold.len, s0, &c);
+    d->hold.len = 0;
+    size_t at = s0 < off ? 0 : (size_t)(s0 - off);
+    if (rc == 0) {
+        rc = json_filter_feed(&d->filter, data + at, i - at, off + at, &c);
+        *pos = at + c;
+    }
+    *frc = rc;
+    return SKIP_READ;
 }
 
 /* ---- decoder interface ------------------------------------------------ */
@@ -781,6 +938,17 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
         return st;
     size_t pos = 0;
     for (;;) {
+        int rc;
+        if (d->skip) {
+            int sr = skip_run(d, data, len, &pos, &rc);
+            *consumed = pos;
+            if (sr == SKIP_DONE)
+                return TREAD_STATUS_OK;
+            if (sr < 0)
+                return TREAD_STATUS_ERROR;
+            if (sr == SKIP_READ)
+                goto filtered;
+        }
         if (d->fast) {
             int fr = json_fast_run(d, data, len, &pos);
             *consumed = pos;
@@ -790,6 +958,10 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
                 return TREAD_STATUS_PAUSED;
             if (fr == FAST_ERROR)
                 return TREAD_STATUS_ERROR;
+            if (fr == FAST_RANGE_END) {
+                *consumed = len;
+                return TREAD_STATUS_OK;
+            }
             leave_fast(d, d->p->dec_offset + pos, fr == FAST_CUT);
         }
         /* The filter scans all it is given before yajl sees any of it, so
@@ -799,9 +971,14 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
         if (d->p->json_fast_path && n > d->slow_window)
             n = d->slow_window;
         size_t c = 0;
-        int rc = json_filter_feed(&d->filter, data + pos, n, d->p->dec_offset + pos, &c);
+        rc = json_filter_feed(&d->filter, data + pos, n, d->p->dec_offset + pos, &c);
         pos += c;
         *consumed = pos;
+    filtered:
+        if (d->p->range_done) { /* the rest is the next range's */
+            *consumed = len;
+            return TREAD_STATUS_OK;
+        }
         if (rc == 0) {
             if (pos < len) {
                 if (d->slow_window < ((size_t)1 << 30))
@@ -813,7 +990,12 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
         if (rc < 0)
             return TREAD_STATUS_ERROR;
         /* yajl stopped: for the caller, the fast path, or both */
-        if (d->fast_pending) {
+        if (d->fast_pending && d->p->in_prefix) {
+            d->fast_pending = 0;
+            d->skip = json_filter_idle(&d->filter);
+            if (d->skip)
+                skip_begin(d);
+        } else if (d->fast_pending) {
             d->fast_pending = 0;
             d->fast = json_filter_idle(&d->filter);
             if (d->fast) {
@@ -839,6 +1021,15 @@ static tread_status jd_finish(void *dec)
         return st;
     if (d->fast)
         leave_fast(d, p->dec_offset, 1);
+    if (d->skip) {
+        /* the input ends inside the array being skipped, in an element
+         * that began before the range (or between two): its containers
+         * are the innermost unclosed ones */
+        d->skip = 0;
+        for (uint64_t k = 0; k < d->scan.nest && d->depth < d->max_depth; k++)
+            d->stack[d->depth++] = d->scan.stack[k];
+        goto end_of_input;
+    }
     d->finishing = 1; /* no bytes are left for the fast path */
     int rc = json_filter_finish(&d->filter, p->dec_offset);
     if (rc)
@@ -857,6 +1048,10 @@ static tread_status jd_finish(void *dec)
             d->yajl_dead = 1;
             if (d->pausing) {
                 d->pausing = 0;
+                if (p->range_done) {
+                    d->finished = 1;
+                    return TREAD_STATUS_OK;
+                }
                 return TREAD_STATUS_PAUSED;
             }
             return TREAD_STATUS_ERROR;
@@ -873,6 +1068,12 @@ static tread_status jd_finish(void *dec)
                     "input ends inside a record that starts at byte %llu: dropped",
                     (unsigned long long)d->rec.offset);
         d->cap = CAP_NONE;
+    }
+end_of_input:
+    /* the end of input is a boundary: said by the range it is in */
+    if (json_range_mark(d, p->dec_offset)) {
+        d->finished = 1;
+        return TREAD_STATUS_OK;
     }
     if (!d->doc_done && d->depth > 0) {
         char closers[16];
@@ -904,6 +1105,8 @@ static void jd_destroy(void *dec)
     json_profiles_free(&d->prof);
     sys_counts_free(&d->sub_counts, d->p);
     json_filter_free(&d->filter);
+    tread_buf_free(&d->hold);
+    tread_free(a, d->scan_stack);
     tread_free(a, d->stack);
     tread_free(a, d->role);
     tread_free(a, d);
@@ -926,6 +1129,7 @@ const tread_decoder_ops tread__json_decoder = {
     .finish = jd_finish,
     .destroy = jd_destroy,
     .counters = jd_counters,
+    .ranges = 1,
 };
 
 static void *cpd_create(tread_parser *p)
@@ -956,6 +1160,10 @@ static void *jd_create(tread_parser *p)
     d->max_depth = p->max_depth;
     d->stack = tread_malloc(&p->alloc, (size_t)d->max_depth);
     d->role = tread_malloc(&p->alloc, (size_t)d->max_depth);
+    d->range_mark = p->in_prefix ? p->range_begin : p->range_end;
+    if (p->in_prefix)
+        d->scan_stack = tread_malloc(&p->alloc, (size_t)d->max_depth);
+    tread_buf_init(&d->hold, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->rec.tok, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->rec.key, &p->alloc, p->max_string_bytes + 32);
     tread_buf_init(&d->top_key, &p->alloc, p->max_string_bytes);
@@ -978,7 +1186,7 @@ static void *jd_create(tread_parser *p)
     json_filter_init(&d->filter, p, json_sink, on_special, d);
     d->filter.stream = on_stream;
     d->slow_window = JSON_SLOW_WINDOW;
-    if (!d->stack || !d->role || rebuild_yajl(d)) {
+    if (!d->stack || !d->role || (p->in_prefix && !d->scan_stack) || rebuild_yajl(d)) {
         jd_destroy(d);
         return NULL;
     }

@@ -25,6 +25,7 @@
 #include "json/json_filter.h"
 #include "json/json_record.h"
 #include "json/json_profile.h"
+#include "json/json_scan.h"
 #include "systrace/sys_sub.h"
 
 /* What the values directly inside a container are. */
@@ -92,6 +93,8 @@ typedef struct json_decoder {
     uint64_t special_end;     /* end of the NaN/Infinity word */
     int slice_synthetic;
     uint64_t last_good_off; /* end of the last token yajl accepted */
+    int last_good_kind;     /* what that token was (JSON_GOOD_*): says
+                               whether a separator after it was accepted */
     /* The first bytes after last_good_off, kept across slices so that a
      * parse error names the offending token's first byte whatever the
      * chunking (report_yajl_error). */
@@ -134,14 +137,40 @@ typedef struct json_decoder {
     sys_counts sub_counts;  /* its counters, once it is finished */
     int sub_on;             /* sub is initialised */
     int sys_streamed;       /* yajl's next value is the null standing for it */
+
+    /* byte ranges (TREAD_OPT_RANGE_*, doc/formats/json.md): a value that
+     * begins outside any record, a container that closes outside records
+     * and the end of input are the boundaries; range_mark is the next
+     * offset that matters (range_begin in the prefix, then range_end) */
+    uint64_t range_mark;
+    int skip;               /* in the prefix: the scanner walks an array */
+    int rebuild_comma;      /* rebuild_yajl: a comma followed the last value */
+    json_scan scan;
+    unsigned char *scan_stack;
+    tread_buf hold;         /* the skipped element, when it began in an
+                               earlier chunk: read again if marked */
+    int hold_over;          /* it grew past TREAD_OPT_MAX_EVENT_BYTES */
 } json_decoder;
 
 /* Offset in the input of what yajl has read so far. */
+/* The last token yajl accepted: a value (a scalar, a closed container, a
+ * record the fast path took), a key, an opening bracket, the comma before
+ * a range's footing, or none yet. */
+enum { JSON_GOOD_NONE = 0, JSON_GOOD_VALUE, JSON_GOOD_KEY, JSON_GOOD_OPEN, JSON_GOOD_COMMA };
+
 static inline uint64_t json_cur_off(const json_decoder *d)
 {
     /* Synthetic text stands byte for byte for what it replaces (a literal
      * split across chunks, a held comma), except "0" for NaN/Infinity. */
     return d->slice_off + yajl_get_bytes_consumed(d->yh);
+}
+
+/* A boundary at input offset off reached the range's mark: the range
+ * begins there, or has ended (returns 1). */
+int json_range_cross(json_decoder *d, uint64_t off);
+static inline int json_range_mark(json_decoder *d, uint64_t off)
+{
+    return off >= d->range_mark && json_range_cross(d, off);
 }
 
 /* Maps the captured record to events and emits them, starting with the

@@ -304,6 +304,10 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         }
         if (data[j] != '{')
             break;
+        if (json_range_mark(d, p->dec_offset + j)) {
+            *pos = i;
+            return p->range_done ? FAST_RANGE_END : FAST_BAIL;
+        }
         json_record_reset(&d->rec, sect, p->dec_offset + j);
         int cut = 0;
         size_t n = json_fast_record(d, data + j, len - j, &cut);
@@ -315,6 +319,7 @@ int json_fast_run(json_decoder *d, const unsigned char *data, size_t len, size_t
         i = j + n;
         d->fast_had_value = 1;
         d->last_good_off = p->dec_offset + i;
+        d->last_good_kind = JSON_GOOD_VALUE;
         p->stats.fast_records++;
         if (json_emit_record(d, 0)) {
             d->emit_pending = 1;

@@ -24,7 +24,8 @@ enum {
     FAST_CUT,       /* the same, at the end of the bytes at hand or of the
                        array (no sign that the records are not plain) */
     FAST_PAUSED,    /* a callback asked to stop after the record before *pos */
-    FAST_ERROR      /* the error is recorded in the parser */
+    FAST_ERROR,     /* the error is recorded in the parser */
+    FAST_RANGE_END  /* a record begins at or after TREAD_OPT_RANGE_END */
 };
 
 /* Reads records from data[*pos..len), data[0] being at input offset

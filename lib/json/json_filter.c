@@ -99,7 +99,7 @@ static int emit_synthetic(json_filter *f, const void *s, size_t n, uint64_t off)
     if (rc == 1 && taken < n) {
         memcpy(f->replay, (const unsigned char *)s + taken, n - taken);
         f->replay_len = n - taken;
-        f->replay_off = off;
+        f->replay_off = off + taken; /* a word passed on as it is: its rest */
     }
     return rc;
 }
@@ -292,6 +292,10 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                         i = j + 1;
                         start = i;
                         break;
+                    }
+                    if (f->p->range_done) { /* the string begins the next range */
+                        *consumed = j;
+                        return 1;
                     }
                 } else if (d[j] != '/') {
                     f->key_pending = 0;

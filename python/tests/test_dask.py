@@ -3,6 +3,8 @@ joined per file, the file column, errors; on a LocalCluster of 2 worker
 processes the counts by kind and by name equal `tread stats` summed over
 the files."""
 import collections
+import gzip
+import json
 import os
 import subprocess
 import sys
@@ -184,8 +186,33 @@ def test_byte_ranges_give_the_same_frame(client):
         [(4 * (size // 5 + 1), None)]
 
 
-def test_ranges_only_for_plain_fxt(tmp_path):
-    assert td.ranges(NODE_SAMPLE, 1000) == [(None, None)]
+def test_json_byte_ranges_give_the_same_frame(tmp_path):
+    """A large uncompressed JSON file: one partition per range, the same
+    rows as one pass."""
+    size = os.path.getsize(NODE_SAMPLE)
+    ranged = td.read_traces(NODE_SAMPLE, partition_bytes=size // 4 + 1, warnings="ignore")
+    assert ranged.npartitions == 4
+    a = ranged.compute().reset_index(drop=True)
+    b = td.read_traces(NODE_SAMPLE, warnings="ignore").compute()
+    b = b.reset_index(drop=True)
+    assert len(a) == len(b) > 500 and list(a.columns) == list(b.columns)
+    for col in a.columns:
+        same(a[col], b[col])
+    # compressed JSON, or a .cpuprofile (an object without traceEvents): whole
+    gz = tmp_path / "n.json.gz"
+    with open(NODE_SAMPLE, "rb") as f, gzip.open(gz, "wb") as g:
+        g.write(f.read())
+    assert td.ranges(str(gz), 1000) == [(None, None)]
+    prof = write(tmp_path, "p.cpuprofile", json.dumps(
+        {"nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}}], "startTime": 0,
+         "endTime": 10, "samples": [1] * 400, "timeDeltas": [1] * 400}))
+    assert td.ranges(prof, 100) == [(None, None)]
+    assert len(td.ranges(prof, 100, fmt="json")) > 1  # said to be JSON: believed
+
+
+def test_ranges_only_for_plain_fxt_and_json(tmp_path):
+    assert len(td.ranges(NODE_SAMPLE, 1000)) > 100
+    assert td.ranges(NODE_SAMPLE, 1000, fmt="fxt") == [(None, None)]
     assert td.ranges(corpus_file("fxt/gen_stress.fxt"), 1 << 30) == [(None, None)]
     with pytest.raises(FileNotFoundError):
         td.read_traces(str(tmp_path / "none*.json"))

@@ -228,7 +228,7 @@ def test_perfetto_and_fxt():
 
 def test_fxt_byte_ranges():
     """Two ranges, cut anywhere, give the whole trace's events between
-    them; JSON refuses a range."""
+    them; ftrace text refuses a range."""
     path = os.path.join(os.path.dirname(NODE_SAMPLE), "..", "..", "fuzz", "seeds", "fxt",
                         "all_records.fxt")
 
@@ -240,10 +240,29 @@ def test_fxt_byte_ranges():
     size = os.path.getsize(path)
     for cut in range(0, size + 16, 40):
         assert events(range_end=cut) + events(range_begin=cut) == whole
+    ftrace = os.path.join(os.path.dirname(NODE_SAMPLE), "..", "..", "fuzz", "seeds", "ftrace")
+    text = sorted(os.path.join(ftrace, f) for f in os.listdir(ftrace) if f.endswith(".txt"))[0]
     with pytest.raises(tread.Error, match="RANGE"):
-        list(tread.open(NODE_SAMPLE, range_begin=10))
+        list(tread.open(text, range_begin=10))
     with pytest.raises(ValueError, match="range_end"):
         tread.open(path, range_end=-5)
+
+
+def test_json_byte_ranges():
+    """Chrome JSON: two or three ranges, cut anywhere, give the whole
+    trace's events (and warnings) between them, in order."""
+    def events(**kw):
+        return [(e.kind, e.name, e.ts, e.tid, e.offset)
+                for e in tread.open(NODE_SAMPLE, warnings="ignore", **kw)]
+
+    whole = events()
+    assert len(whole) > 500
+    size = os.path.getsize(NODE_SAMPLE)
+    for cut in list(range(0, size + 16, 997)) + [size - 1, size]:
+        assert events(range_end=cut) + events(range_begin=cut) == whole
+    third = size // 3
+    assert events(range_end=third) + events(range_begin=third, range_end=2 * third) + \
+        events(range_begin=2 * third) == whole
 
 
 def test_v8_profiles(tmp_path):

@@ -2,7 +2,8 @@
 DataFrame (doc/python.md).
 
 read_traces() makes one partition per file, or per byte range of a large
-file that supports ranges (FXT: range_begin/range_end, tread(3)); each
+file that supports ranges (FXT and Chrome JSON, uncompressed:
+range_begin/range_end, tread(3)); each
 partition is a tread.frame() run on a worker, in bounded memory. Process
 and thread names are resolved within each file and joined to its rows
 as the columns process_name and thread_name; the column file says where
@@ -58,16 +59,27 @@ def expand(paths):
     return out
 
 
+def _ranged_format(path, fmt):
+    """Whether path is an uncompressed trace of a format with byte ranges:
+    FXT (its magic), or Chrome JSON: a bare array, or an object whose first
+    64 KiB name traceEvents (a .cpuprofile, also an object, has none)."""
+    with open(path, "rb") as f:
+        head = f.read(65536)
+    if head[:8] == _FXT_MAGIC:
+        return fmt in (None, "fxt")
+    if fmt not in (None, "json"):
+        return False
+    text = head.lstrip(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
+    return text[:1] == b"[" or (text[:1] == b"{" and (fmt == "json" or b'"traceEvents"' in head))
+
+
 def ranges(path, partition_bytes, fmt=None):
     """[(begin, end), ...] byte ranges of path for partitions of about
     partition_bytes, or [(None, None)] (the whole file) when the file is
-    small, compressed or not FXT (the only format with byte ranges)."""
+    small, compressed or of a format without byte ranges (those with
+    them: FXT and Chrome JSON)."""
     size = os.path.getsize(path)
-    if not partition_bytes or size <= partition_bytes or fmt not in (None, "fxt"):
-        return [(None, None)]
-    with open(path, "rb") as f:
-        head = f.read(8)
-    if head != _FXT_MAGIC:
+    if not partition_bytes or size <= partition_bytes or not _ranged_format(path, fmt):
         return [(None, None)]
     cuts = list(range(0, size, int(partition_bytes)))
     return [(b, e) for b, e in zip(cuts, cuts[1:] + [None])]
@@ -204,8 +216,9 @@ def read_traces(paths, columns=None, args=None, partition_bytes=None, names=True
 
     The events of many traces as one Dask DataFrame. paths: a glob or a
     list of paths/globs (pieces of `tread split` are traces like any
-    other). One partition per file; an FXT file larger than
-    partition_bytes gets one partition per byte range of that size.
+    other). One partition per file; an uncompressed FXT or JSON file
+    larger than partition_bytes gets one partition per byte range of that
+    size.
     columns, args, filters: as tread.frame() (argument columns are object
     unless args is a dict {key: dtype}). names: add process_name and
     thread_name, resolved within each file. A column file (categorical)

@@ -1,16 +1,18 @@
 #!/bin/sh
-# tread stats --jobs N: an FXT file read as N byte ranges on N threads must
-# print exactly what one pass prints (report, warnings and errors on
-# stderr, exit status), text (N = 2, 7) and --json (N = 3; the malformed
-# files: text, N = 7); other input, and
-# compressed FXT, are read in one pass. Inputs: the FXT fuzz seeds (made
-# by fuzz/fxt_seeds.py), and the FXT corpus where ../shared is present.
+# tread stats --jobs N: an FXT or JSON file read as N byte ranges on N
+# threads must print exactly what one pass prints (report, warnings and
+# errors on stderr, exit status), text (N = 2, 7) and --json (N = 3; the
+# malformed files: text, N = 7); other input, and compressed FXT or JSON,
+# are read in one pass. Inputs: the FXT and JSON fuzz seeds (fxt made by
+# fuzz/fxt_seeds.py), the JSON test data, and the FXT and uncompressed
+# JSON corpus where ../shared is present.
 . "$(dirname "$0")/common.sh"
 
-files=$(ls "$top_srcdir"/fuzz/seeds/fxt/*.fxt)
+files=$(ls "$top_srcdir"/fuzz/seeds/fxt/*.fxt "$top_srcdir"/fuzz/seeds/json/*.json "$DATA"/*.json)
 corpus="${TREAD_CORPUS:-$top_srcdir/../shared/corpus}/fxt"
 if [ -d "$corpus" ]; then
     files="$files $(ls "$corpus"/*.fxt "$corpus"/malformed/*.fxt)"
+    files="$files $(find "$corpus/../json" -name '*.json' | sort)"
 else
     echo "note: $corpus absent: the fuzz seeds only"
 fi
@@ -38,7 +40,7 @@ same() { # same FILE JOBS OPTS...: -j 1 against -j each of JOBS
 n=0
 for f in $files; do # (each run costs ~0.1 s of start-up under ASan)
     case $f in
-    */malformed/*) same "$f" 7 ;; # small: the errors and warnings
+    */malformed/* | */fuzz/seeds/json/* | "$DATA"/*) same "$f" 7 ;; # small: the errors and warnings
     *)
         same "$f" "2 7"
         same "$f" 3 --json
@@ -46,7 +48,7 @@ for f in $files; do # (each run costs ~0.1 s of start-up under ASan)
     esac
     n=$((n + 1))
 done
-[ "$n" -ge 9 ] || fail "only $n FXT files"
+[ "$n" -ge 50 ] || fail "only $n FXT and JSON files"
 
 # The ranges really are read as ranges (and the rest is not).
 seed="$top_srcdir/fuzz/seeds/fxt/all_records.fxt"
@@ -55,7 +57,7 @@ TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 7 on all_records.fxt" \
 contains "$tmp/err" '^tread: stats: 7 byte ranges' "-j 7: seven ranges"
 TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 2 on small.json" \
     "$TREAD" stats -j 2 "$DATA/small.json"
-if grep -q 'byte ranges' "$tmp/err"; then fail "JSON read in ranges"; else pass "JSON: one pass"; fi
+contains "$tmp/err" '^tread: stats: 2 byte ranges' "JSON: -j 2, two ranges"
 TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats on all_records.fxt" "$TREAD" stats "$seed"
 if grep -q 'byte ranges' "$tmp/err"; then
     fail "a small file read in ranges by default"
@@ -63,11 +65,20 @@ else
     pass "a small file: one pass by default"
 fi
 
-# Not FXT, or compressed: one pass, the same report.
-same "$DATA/small.json" 2
+# Compressed, or not FXT or JSON: one pass, the same report.
+cpuprofile="$top_srcdir/fuzz/seeds/json/cpuprofile_small.cpuprofile"
+TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 2 on a .cpuprofile" \
+    "$TREAD" stats -j 2 "$cpuprofile"
+if grep -q 'byte ranges' "$tmp/err"; then fail ".cpuprofile read in ranges"; else pass ".cpuprofile: one pass"; fi
+same "$cpuprofile" 2
 if have gzip; then
     gzip -c "$seed" >"$tmp/seed.fxt.gz"
     same "$tmp/seed.fxt.gz" 2
+    gzip -c "$DATA/small.json" >"$tmp/small.json.gz"
+    TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 2 on small.json.gz" \
+        "$TREAD" stats -j 2 "$tmp/small.json.gz"
+    if grep -q 'byte ranges' "$tmp/err"; then fail ".json.gz read in ranges"; else pass ".json.gz: one pass"; fi
+    same "$tmp/small.json.gz" 2
 fi
 
 expect_status 2 "-j 0 refused" "$TREAD" stats -j 0 "$seed"

@@ -7,7 +7,7 @@
  * decompression thread (TREAD_OPT_DECOMPRESS_THREAD). To bound the run time (sanitizer builds in CI), files
  * with more than $CHUNK_FULL_EVENTS events (default 15000) get chunks of
  * 4096 and 509 bytes and a stop every 97 events instead. FXT files are
- * also read in byte ranges (check_ranges). gzip and Perfetto files are
+ * and JSON files are also read in byte ranges (check_ranges). gzip and Perfetto files are
  * also inflated by zlib, the oracle of the default engine isa-l
  * (check_inflate_engines). */
 #include <stdio.h>
@@ -15,9 +15,10 @@
 #include <string.h>
 #include "event_dump.h"
 
-/* Byte ranges (TREAD_OPT_RANGE_*, FXT): the dumps of K ranges that cover
- * the file, put end to end without their status lines, equal the whole
- * file's, and each range's stats count its own events only. */
+/* Byte ranges (TREAD_OPT_RANGE_*, FXT and JSON): the dumps of K ranges
+ * that cover the file, put end to end without their status lines up to
+ * the first range that fails, equal the whole file's, that range's error
+ * is the whole's, and each range's stats count its own events only. */
 static int check_ranges(const char *path, const unsigned char *buf, size_t len,
                         const dump *ref, int full)
 {
@@ -31,7 +32,10 @@ static int check_ranges(const char *path, const unsigned char *buf, size_t len,
             continue; /* big files (sanitizer builds): 3 whole, 7 in chunks */
         dump all;
         dump_init(&all);
-        for (int i = 0; i < k; i++) {
+        const char *ref_status = ref->text + ref_body;
+        size_t ref_err = strstr(ref_status, " events=") ? (size_t)(strstr(ref_status, " events=") - ref_status) : 0;
+        int failed = 0;
+        for (int i = 0; i < k && !failed; i++) {
             int64_t begin = (int64_t)(len / (size_t)k * (size_t)i);
             int64_t end = i == k - 1 ? -1 : (int64_t)(len / (size_t)k * (size_t)(i + 1));
             const int64_t opts[] = {TREAD_OPT_RANGE_BEGIN, begin, TREAD_OPT_RANGE_END, end, 0};
@@ -47,6 +51,13 @@ static int check_ranges(const char *path, const unsigned char *buf, size_t len,
                 bad = 1;
             }
             dump_printf(&all, "%.*s", (int)n, d.text);
+            failed = strncmp(d.text + n, "status=0 ", 9) != 0;
+            if ((failed || strncmp(ref_status, "status=0 ", 9) != 0) &&
+                (failed || i == k - 1) && strncmp(d.text + n, ref_status, ref_err) != 0) {
+                fprintf(stderr, "MISMATCH %s range %d of %d: %s, not %s", path, i, k,
+                        d.text + n, ref_status);
+                bad = 1;
+            }
             dump_free(&d);
         }
         if (!all.text || all.len != ref_body || memcmp(all.text, ref->text, ref_body) != 0) {
@@ -115,7 +126,8 @@ static int check_file(const char *path, size_t full_events)
         }
         dump_free(&d);
     }
-    if (ref.text && strstr(ref.text + dump_body_len(ref.text), " format=fxt "))
+    if (ref.text && (strstr(ref.text + dump_body_len(ref.text), " format=fxt ") ||
+                     strstr(ref.text + dump_body_len(ref.text), " format=json ")))
         bad |= check_ranges(path, buf, len, &ref, full);
     if (ref.text && (strstr(ref.text + dump_body_len(ref.text), " compression=gzip") ||
                      strstr(ref.text + dump_body_len(ref.text), " format=perfetto ")))

@@ -247,7 +247,7 @@ static void test_error_before(void)
     fxb_free(&b);
 }
 
-/* Options: checked values; other formats refuse a range, not the default. */
+/* Options: checked values; formats without ranges refuse one, not the default. */
 static void test_options(void)
 {
     tread_parser *p = tread_parser_create(NULL);
@@ -259,10 +259,13 @@ static void test_options(void)
     CHECK_EQ_INT(tread_feed(p, json, sizeof json - 1), TREAD_STATUS_OK);
     CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
     tread_parser_free(p);
+    /* JSON has ranges too (test_json_range); ftrace text has none */
+    static const char ftrace[] = "# tracer: nop\n#\n"
+                                 "  foo-12 [000] ..... 100.000002: tracing_mark_write: B|12|x\n";
     for (int i = 0; i < 2; i++) {
         p = tread_parser_create(NULL);
         CHECK_EQ_INT(tread_config(p, i ? TREAD_OPT_RANGE_END : TREAD_OPT_RANGE_BEGIN, 10), 0);
-        tread_status st = tread_feed(p, json, sizeof json - 1);
+        tread_status st = tread_feed(p, ftrace, sizeof ftrace - 1);
         if (st == TREAD_STATUS_OK)
             st = tread_finish(p);
         CHECK_EQ_INT(st, TREAD_STATUS_ERROR);
