@@ -31,6 +31,13 @@ int tread_dz_init(tread_decompressor *d, tread_compression kind,
         ZSTD_initDStream(d->zs);
         if (ZSTD_isError(ZSTD_DCtx_setParameter(d->zs, ZSTD_d_windowLogMax, zstd_window_log_max)))
             return TREAD_DZ_ERROR;
+        /* zstd streams a raw block out as its bytes come and checks a
+         * compressed one whole: with the input cut elsewhere, a corrupt
+         * frame gave other bytes before its error (fuzz_split_perfetto).
+         * Staged like isa-l's, it sees the same pieces however fed. */
+        d->stage = tread_malloc(a, TREAD_DZ_STAGE);
+        if (!d->stage)
+            return TREAD_DZ_NOMEM;
     }
     return TREAD_DZ_OK;
 }
@@ -101,8 +108,12 @@ static int gzip_step(tread_decompressor *d, const unsigned char *in, size_t in_l
  * the input was chunked. Staged, isa-l sees the same pieces (TREAD_DZ_STAGE
  * bytes at fixed offsets of the stream, the last one at the end of input)
  * however the caller chunks it, and decodes the same. */
-static int run_staged(tread_decompressor *d, const unsigned char *in, size_t in_len,
-                      size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
+typedef int (*dz_step)(tread_decompressor *d, const unsigned char *in, size_t in_len,
+                       size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len);
+
+static int run_staged(tread_decompressor *d, dz_step step, const unsigned char *in,
+                      size_t in_len, size_t *in_used, unsigned char *out, size_t out_cap,
+                      size_t *out_len)
 {
     int rc = TREAD_DZ_OK;
     *in_used = 0;
@@ -115,8 +126,8 @@ static int run_staged(tread_decompressor *d, const unsigned char *in, size_t in_
         }
         if (d->stage_pos < d->stage_len && (d->stage_len == TREAD_DZ_STAGE || d->input_ended)) {
             size_t used = 0, made = 0;
-            int r = gzip_step(d, d->stage + d->stage_pos, d->stage_len - d->stage_pos, &used,
-                              out + *out_len, out_cap - *out_len, &made);
+            int r = step(d, d->stage + d->stage_pos, d->stage_len - d->stage_pos, &used,
+                         out + *out_len, out_cap - *out_len, &made);
             d->stage_pos += used;
             *out_len += made;
             if (r == TREAD_DZ_ERROR || r == TREAD_DZ_NOMEM)
@@ -144,12 +155,12 @@ static int run_gzip(tread_decompressor *d, const unsigned char *in, size_t in_le
                     size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
 {
     if (d->stage)
-        return run_staged(d, in, in_len, in_used, out, out_cap, out_len);
+        return run_staged(d, gzip_step, in, in_len, in_used, out, out_cap, out_len);
     return gzip_step(d, in, in_len, in_used, out, out_cap, out_len);
 }
 
-static int run_zstd(tread_decompressor *d, const unsigned char *in, size_t in_len,
-                    size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
+static int zstd_step(tread_decompressor *d, const unsigned char *in, size_t in_len,
+                     size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
 {
     ZSTD_inBuffer ib = {in, in_len, 0};
     ZSTD_outBuffer ob = {out, out_cap, 0};
@@ -176,6 +187,21 @@ static int run_zstd(tread_decompressor *d, const unsigned char *in, size_t in_le
     d->in_used += ib.pos;
     *out_len = ob.pos;
     return TREAD_DZ_OK;
+}
+
+static int run_zstd(tread_decompressor *d, const unsigned char *in, size_t in_len,
+                    size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
+{
+    if (d->stage)
+        return run_staged(d, zstd_step, in, in_len, in_used, out, out_cap, out_len);
+    return zstd_step(d, in, in_len, in_used, out, out_cap, out_len);
+}
+
+void tread_dz_whole_input(tread_decompressor *d)
+{
+    tread_free(d->a, d->stage);
+    d->stage = NULL;
+    d->stage_pos = d->stage_len = 0;
 }
 
 int tread_dz_run(tread_decompressor *d, const unsigned char *in, size_t in_len,

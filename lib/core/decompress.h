@@ -18,7 +18,7 @@ typedef struct tread_decompressor {
     int skipping;        /* garbage after the last member: ignored */
     ZSTD_DStream *zs;
     int frame_open;      /* zstd: inside a frame */
-    unsigned char *stage; /* isa-l: input staged (run_staged in decompress.c) */
+    unsigned char *stage; /* isa-l, zstd: input staged (run_staged in decompress.c) */
     size_t stage_len, stage_pos;
     int input_ended;     /* tread_dz_end_input: the last stage is complete */
     uint64_t in_used;    /* compressed bytes consumed, for error offsets */
@@ -41,12 +41,16 @@ int tread_dz_run(tread_decompressor *d, const unsigned char *in, size_t in_len,
                  size_t *in_used, unsigned char *out, size_t out_cap,
                  size_t *out_len);
 
-/* isa-l's input is staged in pieces of this size. */
+/* isa-l's and zstd's input is staged in pieces of this size. */
 #define TREAD_DZ_STAGE (16u * 1024u)
 
 /* The end of input: what is staged is decoded by the next calls (with no
  * input) of tread_dz_run, while tread_dz_pending(). */
 void tread_dz_end_input(tread_decompressor *d);
+/* The input is given whole, in one buffer (a Perfetto compressed packet):
+ * nothing to stage, since no caller's chunking can move its cuts. Call
+ * before the first tread_dz_run. */
+void tread_dz_whole_input(tread_decompressor *d);
 int tread_dz_pending(const tread_decompressor *d);
 
 /* At end of input: 1 if the stream ended cleanly (complete member/frame). */

@@ -148,6 +148,7 @@ int pf_z_start(pf_zstate *z, tread_parser *p, int zstd, const unsigned char *in,
             tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory in the decompressor");
             return -1;
         }
+        tread_dz_whole_input(&j->dz);
     } else {
         if (tread_inflate_init(&j->inf, &p->alloc, p->inflate_engine, 0) != TREAD_INF_OK) {
             tread_inflate_free(&j->inf);

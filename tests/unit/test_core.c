@@ -207,6 +207,38 @@ static void test_gzip_zstd(void)
     CHECK(tread_get_error_offset(p) <= g1);
     tread_parser_free(p);
 
+    /* a zstd frame whose raw block (streamed out as its bytes come) is
+     * followed by a corrupt compressed block: the same events and error
+     * however the input is cut (zstd staged, lib/core/decompress.c;
+     * fuzz_split_perfetto found a corrupt frame giving bytes before its
+     * error in 7-byte chunks and none whole) */
+    {
+        static unsigned char zr[8192];
+        size_t k = 0;
+        static const unsigned char magic[] = {0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x30};
+        memcpy(zr, magic, sizeof magic);
+        k = sizeof magic;
+        uint32_t raw = (uint32_t)n << 3; /* raw block, not last */
+        zr[k++] = (unsigned char)raw, zr[k++] = (unsigned char)(raw >> 8),
+        zr[k++] = (unsigned char)(raw >> 16);
+        memcpy(zr + k, TRACE, n);
+        k += n;
+        uint32_t cmp = 8u << 3 | 2u << 1 | 1u; /* compressed, last, 8 bytes */
+        zr[k++] = (unsigned char)cmp, zr[k++] = (unsigned char)(cmp >> 8),
+        zr[k++] = (unsigned char)(cmp >> 16);
+        memcpy(zr + k, "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8", 8);
+        k += 8;
+        char *whole = parse_text(zr, k, 0, NULL);
+        CHECK(strstr(whole, "compression=zstd") != NULL);
+        static const size_t cuts[] = {1, 3, 7, 64, 1000};
+        for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+            char *c = parse_text(zr, k, cuts[i], NULL);
+            CHECK_EQ_STR(c, whole);
+            free(c);
+        }
+        free(whole);
+    }
+
     /* truncated gzip: a warning, and what arrived is decoded */
     char *t = parse_text(gz, g1 + g2 - 10, 0, NULL);
     CHECK(strstr(t, "warning compressed_truncated") != NULL);
