@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -97,7 +98,7 @@ static int settled_thread_count(int want)
 {
     int n = thread_count();
     for (int i = 0; i < 500 && n > want; i++) {
-        usleep(10000);
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
         n = thread_count();
     }
     return n;
