@@ -356,11 +356,17 @@ static int y_number(void *ctx, const char *s, size_t n)
     size_t c = yajl_get_bytes_consumed(d->yh);
     d->value_end = c ? d->slice_off + c : d->prev_slice_end;
     if (d->special) {
-        if (n != 1 || s[0] != '0') {
-            /* yajl read the "0" standing for NaN/Infinity as part of a
-             * number around it ("2.5-Infinity", "NaN.5"), a token no
-             * slicing may change (fuzz_json found the error offset
-             * moving with the chunking when this was accepted) */
+        /* A number that yajl ends at the first byte of the "0" standing
+         * for NaN/Infinity is one the word ran into ("0NaN", "1-inf"):
+         * taking it for the word moved the error with the chunking
+         * (fuzz_json). */
+        int ran_into = d->slice_synthetic && c == 0 &&
+                       d->slice_off == d->special_end - d->special_len;
+        if (ran_into || n != 1 || s[0] != '0') {
+            /* or yajl read that "0" as part of a number around it
+             * ("2.5-Infinity", "NaN.5"): a token no slicing may change
+             * (fuzz_json found the error offset moving with the chunking
+             * when this was accepted) */
             uint64_t at = d->special_end - d->special_len;
             d->special = 0;
             tread__fail(d->p, TREAD_ERROR_SYNTAX, at,

@@ -253,6 +253,11 @@ static void test_separator_errors(void)
          "-Infinity2"},
         {"[" REC_B ", NaN.5, " REC_C "]", "NaN.5"},
         {"[" REC_B ", 7Infinity, " REC_C "]", "Infinity, "},
+        /* a "0" the word ran into, which yajl ends at the first byte of
+         * the word's own "0" (fuzz/seeds/json/regress_zero_runs_into_nan) */
+        {"[" REC_B ",{\"ph\":\"C\",\"name\":\"c\",\"ts\":1,\"args\":{\"n\":0NaN,\"m\":1}}," REC_C "]",
+         "NaN,\"m"},
+        {"[" REC_B ", 0-Infinity, " REC_C "]", "-Infinity, "},
         /* a word yajl reads partly ("null" of "nullnan") before a pause:
          * the rest is at the word's offset plus what was read
          * (fuzz/seeds/json/regress_word_rest_after_pause) */
