@@ -226,8 +226,9 @@ static int write_held(split_perfetto *s)
     int has_defaults = 0;
     uint32_t tl_field = 0;
     rd_init(&r, p, n);
-    /* (a field that does not decode ends the reading: the decoder did not
-     * deliver such a packet, so this is never short of what it read) */
+    /* (rd_next reads as the decoder does, groups included, and a field
+     * that does not decode ends the reading: the decoder did not deliver
+     * such a packet, so this is never short of what it read) */
     while (rd_next(&r, &f) > 0) {
         if (f.wire == 0) {
             if (f.num == F_SEQ_ID)
@@ -297,10 +298,14 @@ static int write_held(split_perfetto *s)
         if (parent && !have && resolved && s->n_used < SPLIT_PF_MAX_PACKET_TRACKS)
             s->used_tracks[s->n_used++] = parent;
     }
-    /* its incremental counter value */
+    /* its incremental counter value, and its legacy references (of a
+     * TrackEvent the decoder read: one that does not decode is skipped) */
+    int te_ok = te && !dropped && spf_te_decodes(te, te_len);
     te_counter tc;
     spf_counter_clear(&tc);
-    if (q && te && !dropped) {
+    lg_packet lp;
+    spf_legacy_read(dropped ? NULL : thdesc, thdesc_len, te_ok ? te : NULL, te_len, &lp);
+    if (q && te_ok) {
         spf_read_counter(s, q, te, te_len, &tc);
         if (s->failed)
             return -1;
@@ -322,6 +327,19 @@ static int write_held(split_perfetto *s)
         if (rewritten) {
             body = s->tmp.p;
             body_len = s->tmp.len;
+        }
+        int lrc = 0;
+        if (q) {
+            spf_legacy_plan(s, q, &lp);
+            lrc = spf_legacy_rewrite(s, &lp, body, body_len, &s->tmp2);
+            if (lrc < 0)
+                return -1;
+            if (lrc) {
+                /* (tmp2 is free: the counters' rewrite used it only
+                 * inside) */
+                body = s->tmp2.p;
+                body_len = s->tmp2.len;
+            }
         }
         size_t seq_extra = 0;
         if (pk->seq_id && !has_seq_field)
@@ -361,6 +379,7 @@ static int write_held(split_perfetto *s)
             s->st.seq_added++;
         }
         s->st.counters_rewritten += (uint64_t)rewritten;
+        s->st.deltas_rewritten += (uint64_t)lrc;
         s->piece_originals++;
         s->st.packets++;
         break;
@@ -389,6 +408,7 @@ static int write_held(split_perfetto *s)
         spf_advance(s, &tc.xd[i]);
     if (!q)
         return 0;
+    spf_legacy_advance(s, q, &lp);
     q->valid = valid_after;
     q->piece = s->piece;
     if (!dropped && interned && valid_after) {
@@ -590,6 +610,7 @@ void split_perfetto_free(split_perfetto *s)
     free(s->out.p);
     free(s->tmp.p);
     free(s->tmp2.p);
+    free(s->tmp3.p);
     free(s->refs);
     free(s);
 }

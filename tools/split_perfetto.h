@@ -55,6 +55,10 @@ typedef struct split_perfetto_stats {
     uint64_t counters_rewritten; /* packets whose incremental counter values
                                     were written as the running values (the
                                     first on their track in a piece) */
+    uint64_t deltas_rewritten; /* packets whose legacy TrackEvent deltas
+                                  (timestamp_delta_us and the like) were
+                                  written as absolutes (the first on a base
+                                  the piece's decoder lacks) */
     /* counted warnings */
     uint64_t seq_not_kept, state_not_kept, tracks_not_kept, trace_not_kept;
     uint64_t refs_not_kept, tracks_of_packet_not_kept, unknown_refs;

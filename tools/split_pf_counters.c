@@ -36,14 +36,19 @@ counter *spf_counter_get(split_perfetto *s, seqst *q, uint64_t uuid)
  * double_counter_value, on its track) and the extra ones (on the event's
  * or the defaults' extra track uuids, in order), each with the running
  * value of its track when that track is incremental. */
-/* A repeated uint64/int64 field, packed or not, appended to v[*n]. */
+/* A repeated uint64/int64 (varint) or double (fixed, fixed64) field,
+ * packed or not, appended to v[*n] as the decoder takes it
+ * (pf_read_repeated): an element of another wire type, or a packed fixed
+ * run whose length 8 does not divide, gives nothing. */
 static void read_repeated(const fld *f, uint64_t *v, size_t *n, int fixed)
 {
     if (f->wire != 2) {
-        if (*n < TE_MAX_VALUES)
+        if (f->wire == (fixed ? 1 : 0) && *n < TE_MAX_VALUES)
             v[(*n)++] = f->v;
         return;
     }
+    if (fixed && f->len % 8)
+        return;
     rd p;
     rd_init(&p, f->data, f->len);
     while (p.p < p.end && *n < TE_MAX_VALUES) {
@@ -89,7 +94,7 @@ void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size
         } else if (f.num == 12) {
             read_repeated(&f, xi, &tc->n_xi, 0);
         } else if (f.num == 46) {
-            read_repeated(&f, xd, &tc->n_xd, f.wire == 2);
+            read_repeated(&f, xd, &tc->n_xd, 1);
         } else if (f.num == 31) {
             has_ui = 1;
             read_repeated(&f, ui, &n_ui, 0);

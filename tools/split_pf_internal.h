@@ -132,8 +132,54 @@ static inline int rd_varint(rd *r, uint64_t *v)
     return -1;
 }
 
-/* 1: a field; 0: the end; -1: malformed (groups are malformed here: the
- * messages read by this file have none). */
+/* After a group's start tag of field num: on 0, r is just after its
+ * matching end tag. Read as the decoder's reader reads groups (nested to
+ * 64, lib/perfetto/pf_wire.c), so that both take the same fields. */
+static inline int rd_skip_group(rd *r, uint32_t num)
+{
+    uint32_t open[64];
+    int depth = 0;
+    open[depth++] = num;
+    while (depth > 0) {
+        uint64_t tag, v;
+        if (rd_varint(r, &tag) || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX)
+            return -1;
+        switch (tag & 7) {
+        case 0:
+            if (rd_varint(r, &v))
+                return -1;
+            break;
+        case 1:
+        case 5: {
+            size_t w = (tag & 7) == 1 ? 8 : 4;
+            if ((size_t)(r->end - r->p) < w)
+                return -1;
+            r->p += w;
+            break;
+        }
+        case 2:
+            if (rd_varint(r, &v) || v > (uint64_t)(r->end - r->p))
+                return -1;
+            r->p += v;
+            break;
+        case 3:
+            if (depth == 64)
+                return -1;
+            open[depth++] = (uint32_t)(tag >> 3);
+            break;
+        case 4:
+            if (open[depth - 1] != (uint32_t)(tag >> 3))
+                return -1;
+            depth--;
+            break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+/* 1: a field; 0: the end; -1: malformed, as the decoder's reader finds it
+ * (a group is one field, wire 3, with no value). */
 static inline int rd_next(rd *r, fld *f)
 {
     if (r->p >= r->end)
@@ -146,6 +192,7 @@ static inline int rd_next(rd *r, fld *f)
     f->wire = (int)(tag & 7);
     f->data = NULL;
     f->len = 0;
+    f->v = 0;
     switch (f->wire) {
     case 0: return rd_varint(r, &f->v) ? -1 : 1;
     case 1:
@@ -172,6 +219,7 @@ static inline int rd_next(rd *r, fld *f)
         r->p += n;
         return 1;
     }
+    case 3: return rd_skip_group(r, f->num) ? -1 : 1;
     default: return -1;
     }
 }
@@ -244,6 +292,10 @@ typedef struct seqst {
     counter *ctr;
     size_t n_ctr;
     buf thread;                /* the last legacy ThreadDescriptor */
+    /* the legacy delta-encoded references (split_pf_legacy.c): the whole
+     * file's decoder's, and the piece's decoder's in piece lg_piece */
+    int64_t lg_whole[3], lg_pv[3];
+    uint64_t lg_piece;
     uint64_t held;             /* bytes charged to SPLIT_PF_MAX_STATE_BYTES */
 } seqst;
 
@@ -320,7 +372,7 @@ struct split_perfetto {
 
     /* scratch */
     buf out;                   /* state packets for the packet being written */
-    buf tmp, tmp2;
+    buf tmp, tmp2, tmp3;
     ref *refs;
     size_t n_refs, refs_cap;
     ref own[256];              /* entries the packet interns itself */
@@ -407,5 +459,33 @@ int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *ou
 int spf_rails_note(split_perfetto *s, const unsigned char *m, size_t n);
 int spf_rewrite_counters(split_perfetto *s, const unsigned char *p, size_t n,
                          const te_counter *tc, buf *out);
+
+/* Whether a TrackEvent decodes (every field reads): the decoder skips one
+ * that does not, so nothing of it moves the state on. */
+int spf_te_decodes(const unsigned char *te, size_t n);
+
+/* The legacy references: what a packet (its ThreadDescriptor and its
+ * TrackEvent, te NULL when it has none that decodes) does to them. */
+enum { LG_TS, LG_TT, LG_TI, LG_N };
+typedef struct lg_packet {
+    int has_refs;              /* a ThreadDescriptor that decodes */
+    int has_ref[LG_N];
+    int64_t ref[LG_N];
+    int has_delta[LG_N], has_abs[LG_N];
+    int64_t delta[LG_N], abs[LG_N];
+    int64_t piece[LG_N];       /* the piece's values after the packet */
+    unsigned rewrite;          /* bit k: delta k written as an absolute */
+} lg_packet;
+void spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
+                     size_t te_len, lg_packet *lp);
+/* For the packet about to be written to the current piece (needs() done):
+ * which deltas to rewrite, and the piece's values after it. */
+void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp);
+/* The packet p[0..n) with the planned deltas as absolutes, into out; 0
+ * when none is planned (out untouched), 1, or -1 after spf_nomem. */
+int spf_legacy_rewrite(split_perfetto *s, const lg_packet *lp, const unsigned char *p, size_t n,
+                       buf *out);
+/* The whole file's decoder and the piece's after the packet. */
+void spf_legacy_advance(const split_perfetto *s, seqst *q, const lg_packet *lp);
 
 #endif

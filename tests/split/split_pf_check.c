@@ -142,6 +142,50 @@ static int vr(const unsigned char **p, const unsigned char *e, uint64_t *v)
     return -1;
 }
 
+/* Past a group whose start tag (field num) was just read, as the
+ * decoder skips one (lib/perfetto/pf_wire.c): 0, or -1 when malformed. */
+static int skip_group(const unsigned char **p, const unsigned char *e, uint64_t num)
+{
+    uint64_t open[64];
+    int depth = 0;
+    open[depth++] = num;
+    while (depth > 0) {
+        uint64_t tag, v;
+        if (vr(p, e, &tag) || (tag >> 3) == 0)
+            return -1;
+        switch (tag & 7) {
+        case 0: if (vr(p, e, &v)) return -1; break;
+        case 1: if (e - *p < 8) return -1; *p += 8; break;
+        case 5: if (e - *p < 4) return -1; *p += 4; break;
+        case 2:
+            if (vr(p, e, &v) || v > (uint64_t)(e - *p))
+                return -1;
+            *p += v;
+            break;
+        case 3:
+            if (depth == 64)
+                return -1;
+            open[depth++] = tag >> 3;
+            break;
+        case 4:
+            if (open[depth - 1] != tag >> 3)
+                return -1;
+            depth--;
+            break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+/* TrackEvent's legacy microsecond timestamps, thread times and
+ * instruction counts, delta or absolute: split_perfetto writes a delta as
+ * an absolute where the piece lacks its base (the events compare them). */
+static int legacy_time_field(uint32_t num)
+{
+    return num == 1 || num == 2 || num == 8 || num == 16 || num == 17 || num == 20;
+}
+
 /* Walks the fields of [p, e), appending to out those kept: all but
  * `drop_num`s; returns -1 when malformed (then the bytes are hashed as
  * they are). */
@@ -167,13 +211,17 @@ static int copy_fields(const unsigned char *p, const unsigned char *e, int top, 
             data = p, len = (size_t)v;
             p += v;
             break;
+        case 3:
+            if (skip_group(&p, e, num))
+                return -1;
+            break;
         default: return -1;
         }
         if (top && num == 10 && wire == 0)
             continue; /* trusted_packet_sequence_id: the events compare it */
         if (!top && ((num == 30 && wire == 0) || (num == 44 && wire == 1) || num == 12 ||
-                     num == 46))
-            continue; /* counter values: the events compare them */
+                     num == 46 || (legacy_time_field(num) && wire == 0)))
+            continue; /* counter values and legacy times: the events compare them */
         if (top && num == 11 && wire == 2) {
             out[(*olen)++] = 0x5a; /* a marker: the TrackEvent follows */
             if (copy_fields(data, data + len, 0, out, olen))

@@ -2,7 +2,8 @@
  * clears mid-piece, clock snapshots (global and an incremental sequence
  * clock), compressed packets, SEQ_NEEDS_INCREMENTAL_STATE after data loss,
  * track parents (also a track described before its parent), incremental
- * counters (main and extra values), trace-level packets, oversize packets,
+ * counters (main and extra values), legacy delta-encoded times,
+ * trace-level packets, oversize packets,
  * and the same pieces whatever the chunking of the input. Each trace is
  * split at several sizes and checked by split_pf_verify (every packet in
  * one piece, in order, byte for byte; the same events, every field; added
@@ -468,6 +469,78 @@ static void test_counters(void)
     pb_free(&t);
 }
 
+/* A legacy ThreadDescriptor on seq with delta-encoding references. */
+static void thread_descriptor(pb *t, uint32_t seq, int pid, int tid, uint64_t ref_ts,
+                              uint64_t ref_tt, uint64_t ref_ti)
+{
+    size_t m, d;
+    packet_begin(t, &m, seq, 0, 0);
+    d = pb_begin(t, 44);
+    pb_varint(t, 1, (uint64_t)pid);
+    pb_varint(t, 2, (uint64_t)tid);
+    pb_varint(t, 6, ref_ts);
+    pb_varint(t, 7, ref_tt);
+    pb_varint(t, 8, ref_ti);
+    pb_end(t, d);
+    pb_end(t, m);
+}
+
+/* Legacy TrackEvents whose timestamps, thread times and instruction counts
+ * are deltas on the sequence's references (which no clear resets), on a
+ * sequence with a ThreadDescriptor (restated with its first references,
+ * not the running ones) and one without (the references start at 0), some
+ * with an incremental counter value too, one with a group field, and
+ * absolutes between: each piece's events have the whole's times (before
+ * the fix a piece's first delta ran from the restated base: fuzz_split_perfetto,
+ * fuzz/seeds/split_perfetto/regress_legacy_ts_delta). */
+static void test_legacy_deltas(void)
+{
+    pb t;
+    pb_init(&t);
+    process_track(&t, 9, 91, 3, "legacy");
+    child_track(&t, 9, 92, 91, "ctr", 1);
+    clear_seq(&t, 9, 5, "l", 1, 1, 0, 0);
+    thread_descriptor(&t, 9, 3, 4, 1000, 50, 7);
+    for (int i = 0; i < 90; i++) {
+        uint32_t seq = i % 3 == 2 ? 10 : 9;
+        size_t m, te;
+        packet_begin(&t, &m, seq, 0, i % 5 == 1 && seq == 9 ? NEEDS : 0);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, i % 5 == 1 && seq == 9 ? 4 : 3);
+        pb_string(&t, 23, "legacy-event");
+        if (i % 5 == 1 && seq == 9) {
+            pb_varint(&t, 11, 92);
+            pb_varint(&t, 30, (uint64_t)(3 + i));
+        }
+        if (i % 17 == 16) {
+            pb_varint(&t, 16, 500000 + (uint64_t)i); /* absolutes */
+            pb_varint(&t, 17, 9000 + (uint64_t)i);
+            pb_varint(&t, 20, 77777);
+        } else {
+            pb_varint(&t, 1, 10 + (uint64_t)(i % 4));
+            if (seq == 9) {
+                pb_varint(&t, 2, 3);
+                pb_varint(&t, 8, 100);
+            }
+        }
+        if (i == 44) {
+            pb_tag(&t, 99, 3); /* a group the decoder skips */
+            pb_varint(&t, 1, 5);
+            pb_tag(&t, 99, 4);
+        }
+        pb_end(&t, te);
+        pb_end(&t, m);
+        if (i == 50)
+            thread_descriptor(&t, 9, 3, 4, 2000, 60, 70); /* new references */
+        if (i == 60)
+            clear_seq(&t, 9, 5, "l", 1, 1, 0, 0); /* references stay */
+    }
+    split_perfetto_stats st;
+    split_check("legacy deltas", &t, sizes, NSIZES - 1, NULL, &st);
+    CHECK(st.deltas_rewritten > 0);
+    pb_free(&t);
+}
+
 /* A packet larger than the pieces: a piece of its own, declared oversize. */
 static void test_oversize(void)
 {
@@ -623,6 +696,7 @@ int main(void)
     test_parents();
     test_parent_later();
     test_counters();
+    test_legacy_deltas();
     test_oversize();
     test_rails();
     test_state_ends();

@@ -1,0 +1,157 @@
+/* split_pf_legacy.c: the legacy delta-encoded references of a sequence.
+ *
+ * A ThreadDescriptor's reference_timestamp_us, reference_thread_time_us
+ * and reference_thread_instruction_count set them; a TrackEvent's
+ * timestamp_delta_us, thread_time_delta_us and
+ * thread_instruction_count_delta move them on, and its _absolute_ fields
+ * set them. The decoder keeps them per sequence and no clear resets them
+ * (lib/perfetto/pf_track_event.c), so a piece's decoder starts a sequence
+ * from the references of the ThreadDescriptor the piece restates (or 0):
+ * the first delta of a piece on a base that differs from the whole file's
+ * is written as the absolute value the whole file's decoder reaches, and
+ * from there both move alike. */
+#include "split_pf_internal.h"
+
+/* TrackEvent fields, and ThreadDescriptor's references, by LG_* */
+static const uint32_t delta_field[LG_N] = {1, 2, 8};
+static const uint32_t abs_field[LG_N] = {16, 17, 20};
+static const uint32_t ref_field[LG_N] = {6, 7, 8};
+
+static int64_t wrap_add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+int spf_te_decodes(const unsigned char *te, size_t n)
+{
+    rd r;
+    fld f;
+    int rc;
+    rd_init(&r, te, n);
+    while ((rc = rd_next(&r, &f)) > 0)
+        ;
+    return rc == 0;
+}
+
+/* A ThreadDescriptor's references, as the decoder reads them (varints; a
+ * descriptor that does not decode is skipped whole): 0, or -1. */
+static int read_refs(const unsigned char *m, size_t n, int has[LG_N], int64_t v[LG_N])
+{
+    rd r;
+    fld f;
+    int rc;
+    for (int k = 0; k < LG_N; k++)
+        has[k] = 0, v[k] = 0;
+    rd_init(&r, m, n);
+    while ((rc = rd_next(&r, &f)) > 0)
+        for (int k = 0; k < LG_N; k++)
+            if (f.num == ref_field[k] && f.wire == 0)
+                has[k] = 1, v[k] = (int64_t)f.v;
+    return rc == 0 ? 0 : -1;
+}
+
+void spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
+                     size_t te_len, lg_packet *lp)
+{
+    memset(lp, 0, sizeof *lp);
+    lp->has_refs = thdesc && read_refs(thdesc, thdesc_len, lp->has_ref, lp->ref) == 0;
+    if (!te || !spf_te_decodes(te, te_len))
+        return;
+    rd r;
+    fld f;
+    rd_init(&r, te, te_len);
+    while (rd_next(&r, &f) > 0) {
+        if (f.wire != 0)
+            continue;
+        for (int k = 0; k < LG_N; k++) {
+            if (f.num == delta_field[k])
+                lp->has_delta[k] = 1, lp->delta[k] = (int64_t)f.v;
+            else if (f.num == abs_field[k])
+                lp->has_abs[k] = 1, lp->abs[k] = (int64_t)f.v;
+        }
+    }
+}
+
+void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp)
+{
+    int64_t pv[LG_N], wv[LG_N];
+    int has[LG_N];
+    if (q->lg_piece == s->piece) {
+        memcpy(pv, q->lg_pv, sizeof pv);
+    } else if (!q->thread.len || read_refs(q->thread.p, q->thread.len, has, pv)) {
+        /* the sequence is new to the piece: its references are those of
+         * the descriptor needs() restated, or 0 */
+        memset(pv, 0, sizeof pv);
+    }
+    memcpy(wv, q->lg_whole, sizeof wv);
+    lp->rewrite = 0;
+    for (int k = 0; k < LG_N; k++) {
+        if (lp->has_refs && lp->has_ref[k])
+            pv[k] = wv[k] = lp->ref[k];
+        if (lp->has_delta[k]) {
+            if (pv[k] != wv[k])
+                lp->rewrite |= 1u << k;
+            pv[k] = wrap_add(wv[k], lp->delta[k]);
+        } else if (lp->has_abs[k]) {
+            pv[k] = lp->abs[k];
+        }
+        lp->piece[k] = pv[k];
+    }
+}
+
+void spf_legacy_advance(const split_perfetto *s, seqst *q, const lg_packet *lp)
+{
+    for (int k = 0; k < LG_N; k++) {
+        if (lp->has_refs && lp->has_ref[k])
+            q->lg_whole[k] = lp->ref[k];
+        if (lp->has_delta[k])
+            q->lg_whole[k] = wrap_add(q->lg_whole[k], lp->delta[k]);
+        else if (lp->has_abs[k])
+            q->lg_whole[k] = lp->abs[k];
+    }
+    memcpy(q->lg_pv, lp->piece, sizeof q->lg_pv);
+    q->lg_piece = s->piece;
+}
+
+int spf_legacy_rewrite(split_perfetto *s, const lg_packet *lp,
+                       const unsigned char *p, size_t n, buf *out)
+{
+    if (!lp->rewrite)
+        return 0;
+    /* the decoder reads the last TrackEvent of the packet: that one */
+    rd r, e;
+    fld f, g;
+    const unsigned char *last = NULL;
+    rd_init(&r, p, n);
+    while (rd_next(&r, &f) > 0)
+        if (f.num == F_TRACK_EVENT && f.wire == 2)
+            last = f.start;
+    out->len = 0;
+    rd_init(&r, p, n);
+    while (rd_next(&r, &f) > 0) {
+        if (f.start != last) {
+            if (buf_put(out, f.start, (size_t)(r.p - f.start)))
+                return spf_nomem(s);
+            continue;
+        }
+        buf *t = &s->tmp3;
+        t->len = 0;
+        rd_init(&e, f.data, f.len);
+        while (rd_next(&e, &g) > 0) {
+            int drop = 0;
+            for (int k = 0; k < LG_N; k++)
+                if ((lp->rewrite & (1u << k)) && g.wire == 0 &&
+                    (g.num == delta_field[k] || g.num == abs_field[k]))
+                    drop = 1;
+            if (!drop && buf_put(t, g.start, (size_t)(e.p - g.start)))
+                return spf_nomem(s);
+        }
+        for (int k = 0; k < LG_N; k++) /* the whole file's value after it */
+            if ((lp->rewrite & (1u << k)) &&
+                (buf_tag(t, abs_field[k], 0) || buf_varint(t, (uint64_t)lp->piece[k])))
+                return spf_nomem(s);
+        if (buf_lenfield(out, F_TRACK_EVENT, t->p, t->len))
+            return spf_nomem(s);
+    }
+    return 1;
+}
