@@ -12,53 +12,6 @@
 
 enum { PR_DESCRIPTOR = 1, PR_ENERGY = 2 };
 
-/* rd_next, but a group is a field, skipped whole, as the decoder's reader
- * (lib/perfetto/pf_wire.c) has it: then a group does not end the reading. */
-static int pr_next(rd *r, fld *f)
-{
-    const unsigned char *save = r->p;
-    int rc = rd_next(r, f);
-    if (rc >= 0)
-        return rc;
-    r->p = save;
-    uint64_t tag, v;
-    if (rd_varint(r, &tag) || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX || (tag & 7) != 3)
-        return -1;
-    f->num = (uint32_t)(tag >> 3);
-    f->wire = 3;
-    f->data = NULL;
-    f->len = 0;
-    uint32_t open[64]; /* the decoder's PF_MAX_GROUP_DEPTH */
-    int depth = 0;
-    open[depth++] = f->num;
-    while (depth > 0) {
-        if (rd_varint(r, &tag) || (tag >> 3) == 0 || (tag >> 3) > UINT32_MAX)
-            return -1;
-        switch (tag & 7) {
-        case 0: if (rd_varint(r, &v)) return -1; break;
-        case 1: if (r->end - r->p < 8) return -1; r->p += 8; break;
-        case 5: if (r->end - r->p < 4) return -1; r->p += 4; break;
-        case 2:
-            if (rd_varint(r, &v) || v > (uint64_t)(r->end - r->p))
-                return -1;
-            r->p += v;
-            break;
-        case 3:
-            if (depth == 64)
-                return -1;
-            open[depth++] = (uint32_t)(tag >> 3);
-            break;
-        case 4:
-            if (open[depth - 1] != (uint32_t)(tag >> 3))
-                return -1;
-            depth--;
-            break;
-        default: return -1;
-        }
-    }
-    return 1;
-}
-
 static spf_rail *rail_find(split_perfetto *s, uint32_t index)
 {
     for (size_t i = 0; i < s->n_rails; i++)
@@ -75,7 +28,7 @@ static uint32_t desc_index(const unsigned char *p, size_t n)
     fld f;
     uint32_t index = 0;
     rd_init(&r, p, n);
-    while (pr_next(&r, &f) > 0)
+    while (rd_next(&r, &f) > 0)
         if (f.num == 1 && f.wire == 0)
             index = (uint32_t)f.v;
     return index;
@@ -87,7 +40,7 @@ static int describes(const unsigned char *m, size_t n, uint32_t index)
     rd r;
     fld f;
     rd_init(&r, m, n);
-    while (pr_next(&r, &f) > 0)
+    while (rd_next(&r, &f) > 0)
         if (f.num == PR_DESCRIPTOR && f.wire == 2 && desc_index(f.data, f.len) == index)
             return 1;
     return 0;
@@ -108,7 +61,7 @@ const unsigned char *spf_rails_of(const unsigned char *p, size_t n, size_t *len)
     const unsigned char *m = NULL;
     *len = 0;
     rd_init(&r, p, n);
-    while (pr_next(&r, &f) > 0) {
+    while (rd_next(&r, &f) > 0) {
         if (f.wire != 2)
             continue;
         switch (f.num) {
@@ -127,7 +80,7 @@ int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *ou
     /* a descriptor the whole file's table had no room for: the piece's
      * table must be full too, or the piece would name that rail */
     rd_init(&r, m, n);
-    while ((rc = pr_next(&r, &f)) > 0)
+    while ((rc = rd_next(&r, &f)) > 0)
         if (f.num == PR_DESCRIPTOR && f.wire == 2 && s->n_rails >= SPLIT_PF_MAX_RAILS &&
             !rail_find(s, desc_index(f.data, f.len)))
             full_miss = 1;
@@ -141,14 +94,14 @@ int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *ou
             }
     } else if (rc == 0) { /* energy data is read only when all decodes */
         rd_init(&r, m, n);
-        while (pr_next(&r, &f) > 0) {
+        while (rd_next(&r, &f) > 0) {
             if (f.num != PR_ENERGY || f.wire != 2)
                 continue;
             rd e;
             fld g;
             uint32_t index = 0;
             rd_init(&e, f.data, f.len);
-            while (pr_next(&e, &g) > 0)
+            while (rd_next(&e, &g) > 0)
                 if (g.num == 1 && g.wire == 0)
                     index = (uint32_t)g.v;
             spf_rail *k = rail_find(s, index);
@@ -173,7 +126,7 @@ int spf_rails_note(split_perfetto *s, const unsigned char *m, size_t n)
     rd r;
     fld f;
     rd_init(&r, m, n);
-    while (pr_next(&r, &f) > 0) {
+    while (rd_next(&r, &f) > 0) {
         if (f.num != PR_DESCRIPTOR || f.wire != 2)
             continue;
         uint32_t index = desc_index(f.data, f.len);

@@ -107,6 +107,31 @@ static void finish(td_syms *s)
     s->n = k;
 }
 
+/* The next line of [*p, end) that is not empty: [*b, *e), without its
+ * newline; 0 at the end. */
+static int next_line(const char **p, const char *end, const char **b, const char **e)
+{
+    while (*p < end) {
+        const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+        *b = *p;
+        *e = nl ? nl : end;
+        *p = nl ? nl + 1 : end;
+        if (*b != *e)
+            return 1;
+    }
+    return 0;
+}
+
+/* The next entry: at addr, its name at names + nb (written by the caller). */
+static void add_entry(td_syms *s, uint64_t addr, size_t nb)
+{
+    td_sym *x = &s->ent[s->n];
+    x->addr = addr;
+    x->name = (uint32_t)nb;
+    x->seq = (uint32_t)s->n;
+    s->n++;
+}
+
 static size_t count_lines(const char *t, size_t len)
 {
     size_t n = 1;
@@ -121,15 +146,10 @@ int td_kallsyms_parse(td_syms *s, tread_alloc *a, const char *text, size_t len, 
     int r = alloc_tables(s, a, count_lines(text, len), len + 1, limit);
     if (r)
         return r;
-    const char *p = text, *end = text + len;
+    const char *p = text, *end = text + len, *q, *e;
     size_t nb = 0;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end, *q = p;
+    while (next_line(&p, end, &q, &e)) {
         uint64_t addr;
-        p = nl ? nl + 1 : end;
-        if (q == e)
-            continue;
         if (hex(&q, e, &addr) != 0 || q >= e || *q != ' ' || e - q < 4 || q[2] != ' ') {
             s->bad++;
             continue;
@@ -151,11 +171,7 @@ int td_kallsyms_parse(td_syms *s, tread_alloc *a, const char *text, size_t len, 
             s->skipped++;
             continue;
         }
-        td_sym *x = &s->ent[s->n];
-        x->addr = addr;
-        x->name = (uint32_t)nb;
-        x->seq = (uint32_t)s->n;
-        s->n++;
+        add_entry(s, addr, nb);
         memcpy(s->names + nb, nm, (size_t)(ne - nm));
         nb += (size_t)(ne - nm);
         s->names[nb++] = 0;
@@ -198,15 +214,10 @@ int td_printk_parse(td_syms *s, tread_alloc *a, const char *text, size_t len, ui
     int r = alloc_tables(s, a, count_lines(text, len), len + 1, limit);
     if (r)
         return r;
-    const char *p = text, *end = text + len;
+    const char *p = text, *end = text + len, *q, *e;
     size_t nb = 0;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end, *q = p;
+    while (next_line(&p, end, &q, &e)) {
         uint64_t addr;
-        p = nl ? nl + 1 : end;
-        if (q == e)
-            continue;
         while (e > q && (e[-1] == '\r' || e[-1] == ' '))
             e--;
         if (hex(&q, e, &addr) != 0 || e - q < 5 || memcmp(q, " : \"", 4) != 0 ||
@@ -214,11 +225,7 @@ int td_printk_parse(td_syms *s, tread_alloc *a, const char *text, size_t len, ui
             s->bad++;
             continue;
         }
-        td_sym *x = &s->ent[s->n];
-        x->addr = addr;
-        x->name = (uint32_t)nb;
-        x->seq = (uint32_t)s->n;
-        s->n++;
+        add_entry(s, addr, nb);
         nb += unescape(q + 4, e - 1, s->names + nb);
         s->names[nb++] = 0;
     }
