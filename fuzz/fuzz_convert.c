@@ -95,6 +95,9 @@ typedef struct digests {
     int unknown_ok;      /* the unknown-phase warning is expected */
     int strict;          /* any warning fails */
     int only_ftrace;     /* digest only events of ftrace text */
+    int switch_norm;     /* a context switch without its previous thread:
+                            a native Perfetto piece may lack it (counted,
+                            and checked exactly by fuzz_split_perfetto) */
     tread_format want;   /* the format read_back must sniff (0: any) */
     ndjson_writer w;
     out_buf *ob;
@@ -131,6 +134,13 @@ static int digest_event(void *user, const tread_event *ev)
         fe.flags &= ~(uint32_t)(TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
         ev = &fe;
     }
+    int norm = d->switch_norm && ev->kind == TREAD_EVENT_CONTEXT_SWITCH;
+    if (norm) {
+        fe = *ev;
+        fe.flags &= ~(uint32_t)(TREAD_HAS_PID | TREAD_HAS_TID);
+        fe.pid = fe.tid = 0;
+        ev = &fe;
+    }
     if (fseeko(d->mem, 0, SEEK_SET) != 0)
         abort();
     out_buf_init(d->ob, d->mem);
@@ -138,6 +148,24 @@ static int digest_event(void *user, const tread_event *ev)
     out_buf_flush(d->ob);
     fflush(d->mem);
     off_t len = ftello(d->mem);
+    if (norm && len > 0) { /* the prev_pid arg out of the line */
+        static const char key[] = "\"prev_pid\":";
+        char *t = d->mem_data, *k = NULL;
+        for (char *c = t; !k && c + sizeof key - 1 <= t + len; c++)
+            if (memcmp(c, key, sizeof key - 1) == 0)
+                k = c;
+        if (k) {
+            char *e = k + sizeof key - 1;
+            while (e < t + len && *e != ',' && *e != '}')
+                e++;
+            if (e < t + len && *e == ',')
+                e++;
+            else if (k > t && k[-1] == ',')
+                k--;
+            memmove(k, e, (size_t)(t + len - e));
+            len -= e - k;
+        }
+    }
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 256;
         d->v = realloc(d->v, cap * sizeof *d->v);
@@ -561,6 +589,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tread_format nf = text ? TREAD_FORMAT_UNKNOWN
                           : strcmp(next, "fxt") == 0 ? TREAD_FORMAT_FXT : TREAD_FORMAT_PERFETTO;
         w.only_ftrace = text;
+        w.switch_norm = s.switch_norm = nf == TREAD_FORMAT_PERFETTO;
         s.want = text ? TREAD_FORMAT_FTRACE : TREAD_FORMAT_UNKNOWN;
         /* an input that stops with an error: its pieces hold the records
          * before it; only a clean input is compared */

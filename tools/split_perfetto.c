@@ -399,6 +399,19 @@ static int write_held(split_perfetto *s)
             t->state_piece = implicit_end || s->ev_kind[0] == TREAD_EVENT_SLICE_BEGIN
                                  ? s->piece : 0;
     }
+    /* a compact switch first on its cpu in the piece: the piece's decoder
+     * does not know the previous thread */
+    if (s->n_sw && !s->cpu_piece) {
+        s->cpu_piece = calloc(SPLIT_PF_MAX_CPUS, sizeof *s->cpu_piece);
+        if (!s->cpu_piece)
+            return spf_nomem(s);
+    }
+    for (size_t i = 0; i < s->n_sw; i++) {
+        uint64_t *cp = &s->cpu_piece[s->sw[i].cpu];
+        if (s->sw[i].prev_lost && *cp != s->piece)
+            s->st.sched_prevs_lost++;
+        *cp = s->piece;
+    }
     /* the whole file's decoder after the packet */
     if (tc.has_main)
         spf_advance(s, &tc.main);
@@ -473,6 +486,9 @@ int split_perfetto_packet(split_perfetto *s, const tread_perfetto_packet *pk)
     if (s->have && write_held(s))
         return -1;
     s->pk = *pk;
+    s->pk_lo = pk->data;
+    s->pk_hi = pk->data + pk->len;
+    s->n_sw = 0;
     s->pk.data = NULL;
     s->cur.len = 0;
     if (buf_put(&s->cur, pk->data, pk->len))
@@ -493,6 +509,25 @@ int split_perfetto_event(split_perfetto *s, const tread_event *ev)
         !s->own_desc_seen) {
         s->own_desc_seen = 1;
         s->own_desc_pid = (ev->flags & TREAD_HAS_PID) != 0;
+    }
+    if (s->have && ev->kind == TREAD_EVENT_CONTEXT_SWITCH && (ev->flags & TREAD_HAS_CPU) &&
+        ev->cpu >= 0 && ev->cpu < SPLIT_PF_MAX_CPUS) {
+        /* The decoder gives a compact_sched switch its previous thread
+         * from the cpu's last switch (lib/perfetto/pf_ftrace.c), which a
+         * piece's decoder has only after a switch on that cpu in the
+         * piece. A compact switch's args are the decoder's synthesized
+         * message, not bytes of the packet; a full one names its previous
+         * thread itself. */
+        size_t i = 0;
+        while (i < s->n_sw && s->sw[i].cpu != (uint32_t)ev->cpu)
+            i++;
+        if (i == s->n_sw && i < SPLIT_PF_PACKET_CPUS) {
+            const unsigned char *a = ev->args.data;
+            int compact = !(a >= s->pk_lo && a < s->pk_hi);
+            s->sw[i].cpu = (uint32_t)ev->cpu;
+            s->sw[i].prev_lost = compact && (ev->flags & (TREAD_HAS_PID | TREAD_HAS_TID));
+            s->n_sw++;
+        }
     }
     if (s->have && s->ev_n < 2) {
         s->ev_kind[s->ev_n] = ev->kind;
@@ -570,7 +605,7 @@ void split_perfetto_print_warnings(const split_perfetto *s, FILE *f)
 
 uint64_t split_perfetto_lost(const split_perfetto *s)
 {
-    return s->st.state_ends_lost;
+    return s->st.state_ends_lost + s->st.sched_prevs_lost;
 }
 
 void split_perfetto_print_losses(const split_perfetto *s, FILE *f)
@@ -578,6 +613,10 @@ void split_perfetto_print_losses(const split_perfetto *s, FILE *f)
     if (s->st.state_ends_lost)
         fprintf(f, "tread: left out %" PRIu64 " slice_end events: the implicit end of a "
                 "TYPE_STATE state begun in an earlier piece\n", s->st.state_ends_lost);
+    if (s->st.sched_prevs_lost)
+        fprintf(f, "tread: left out the previous thread of %" PRIu64 " compact sched_switch "
+                "events: the first on their CPU in a piece, whose decoder cannot know it\n",
+                s->st.sched_prevs_lost);
 }
 
 void split_perfetto_free(split_perfetto *s)
@@ -612,5 +651,6 @@ void split_perfetto_free(split_perfetto *s)
     free(s->tmp2.p);
     free(s->tmp3.p);
     free(s->refs);
+    free(s->cpu_piece);
     free(s);
 }

@@ -41,6 +41,10 @@
 #define SPLIT_PF_MAX_PARENT_DEPTH 64      /* track parents followed */
 #define SPLIT_PF_MAX_RAILS 1024           /* PowerRails descriptors: the
                                              decoder's PF_SYS_MAX_RAILS */
+#define SPLIT_PF_MAX_CPUS 4096            /* cpus whose last switch is
+                                             followed: PF_SYS_MAX_CPUS */
+#define SPLIT_PF_PACKET_CPUS 8            /* cpus of one packet's switches
+                                             (a bundle has one) */
 
 typedef struct split_perfetto split_perfetto;
 
@@ -68,6 +72,10 @@ typedef struct split_perfetto_stats {
     /* a loss (doc/convert.md): the implicit end of a TYPE_STATE state that
      * began in an earlier piece (the piece's decoder has no open state) */
     uint64_t state_ends_lost;
+    /* also a loss: the previous thread of a compact_sched sched_switch
+     * that is the first switch on its CPU in a piece (the decoder knows it
+     * from the CPU's last switch, in an earlier piece) */
+    uint64_t sched_prevs_lost;
 } split_perfetto_stats;
 
 /* sp's suffix should be "pftrace". NULL when out of memory. */

@@ -369,6 +369,15 @@ struct split_perfetto {
     size_t rails_len;
     int own_desc_seen;         /* its event: seen, and with a pid (the */
     int own_desc_pid;          /* decoder found its parent's) */
+    const unsigned char *pk_lo, *pk_hi; /* its bytes, as the decoder has them
+                                           while it delivers the events */
+    struct spf_switch {        /* its first sched_switch on each cpu */
+        uint32_t cpu;
+        int prev_lost;         /* compact, with the previous thread known */
+    } sw[SPLIT_PF_PACKET_CPUS];
+    size_t n_sw;
+    uint64_t *cpu_piece;       /* SPLIT_PF_MAX_CPUS: the piece whose decoder
+                                  has seen a switch on the cpu (number + 1) */
 
     /* scratch */
     buf out;                   /* state packets for the packet being written */

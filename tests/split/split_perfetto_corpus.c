@@ -65,10 +65,13 @@ int main(int argc, char **argv)
             }
             if (ok)
                 printf("ok %s %llu: %zu pieces, %llu packets, %llu added (%llu bytes), %llu "
-                       "counters rewritten, %zu state ends before the piece\n", argv[i],
+                       "counters and %llu legacy deltas rewritten, %zu state ends before the "
+                       "piece, %llu compact switches without their previous thread\n", argv[i],
                        (unsigned long long)sizes[k], pm.n, (unsigned long long)st.packets,
                        (unsigned long long)st.state_packets, (unsigned long long)st.state_bytes,
-                       (unsigned long long)st.counters_rewritten, split_pf_state_ends);
+                       (unsigned long long)st.counters_rewritten,
+                       (unsigned long long)st.deltas_rewritten, split_pf_state_ends,
+                       (unsigned long long)st.sched_prevs_lost);
             split_pf_state_ends = 0;
             pieces_mem_free(&pm);
         }
