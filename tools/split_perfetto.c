@@ -183,6 +183,7 @@ static int begin_piece(split_perfetto *s)
         return -1;
     if (s->out.len && split_pieces_write(s->sp, s->out.p, s->out.len))
         return pieces_fail(s);
+    split_pieces_header_end(s->sp);
     s->st.state_bytes += s->out.len;
     s->out.len = 0;
     return 0;

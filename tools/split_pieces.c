@@ -197,6 +197,7 @@ uint64_t split_pieces_size(const split_pieces *sp) { return sp->size; }
 uint64_t split_pieces_max(const split_pieces *sp) { return sp->max_bytes; }
 int split_pieces_is_open(const split_pieces *sp) { return sp->fd >= 0; }
 void split_pieces_oversize(split_pieces *sp) { sp->oversized++; }
+void split_pieces_header_end(split_pieces *sp) { (void)sp; }
 uint64_t split_pieces_oversized(const split_pieces *sp) { return sp->oversized; }
 const char *split_pieces_error(const split_pieces *sp) { return sp->error; }
 uint64_t split_pieces_count(const split_pieces *sp) { return sp->count; }

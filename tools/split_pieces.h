@@ -53,6 +53,10 @@ int split_pieces_is_open(const split_pieces *sp);
 void split_pieces_oversize(split_pieces *sp);         /* the current piece holds one event
                                                          larger than max_bytes on its own:
                                                          counted, reported as a warning */
+/* What the current piece holds so far restates what earlier pieces hold
+ * (a header): said for checkers, which otherwise cannot tell a restated
+ * packet from an input packet with the same bytes. Files keep no record. */
+void split_pieces_header_end(split_pieces *sp);
 int split_pieces_end(split_pieces *sp);               /* flush, close, list its path; 0 / -1 */
 const char *split_pieces_error(const split_pieces *sp);   /* after a -1 */
 uint64_t split_pieces_count(const split_pieces *sp);  /* pieces completed */

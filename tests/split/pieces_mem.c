@@ -88,6 +88,12 @@ void split_pieces_oversize(split_pieces *sp)
         sp->pm.piece[sp->pm.n - 1].oversize = 1;
 }
 
+void split_pieces_header_end(split_pieces *sp)
+{
+    if (sp->open)
+        sp->pm.piece[sp->pm.n - 1].header = sp->pm.piece[sp->pm.n - 1].len;
+}
+
 int split_pieces_end(split_pieces *sp)
 {
     if (!sp->open)

@@ -13,6 +13,7 @@ typedef struct mem_piece {
     unsigned char *data;
     size_t len, cap;
     int oversize;
+    size_t header;             /* its first bytes restate (split_pieces_header_end) */
 } mem_piece;
 
 /* The pieces of the split_pieces made last (one at a time). */

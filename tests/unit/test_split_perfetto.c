@@ -612,6 +612,41 @@ static void test_compact_sched(void)
     pb_free(&t);
 }
 
+/* Global clock snapshots repeated with the same bytes: each piece's header
+ * restates them, packets the checker must not take for the input's (it
+ * did, and found pieces over the limit with two input packets, or none:
+ * fuzz/seeds/split_perfetto/regress_header_snapshot_twin). */
+static void test_snapshot_twins(void)
+{
+    pb t;
+    pb_init(&t);
+    uint32_t g[2] = {6, 3};
+    uint64_t v[3][2] = {{1000000, 400000}, {2000000, 1400000}, {3000000, 2400000}};
+    for (int i = 0; i < 24; i++) { /* a a b a a b ..., then a b c a b c ... */
+        /* with short lengths (pb_begin pads them), so that two snapshots
+         * and one more fit in a small piece */
+        pb cs, pk;
+        pb_init(&cs);
+        pb_init(&pk);
+        for (int k = 0; k < 2; k++) {
+            pb c;
+            pb_init(&c);
+            pb_varint(&c, 1, g[k]);
+            pb_varint(&c, 2, v[i < 12 ? i % 3 == 2 : i % 3][k]);
+            pb_msg(&cs, 1, &c);
+            pb_free(&c);
+        }
+        pb_varint(&pk, P_SEQ, 1);
+        pb_msg(&pk, P_CLOCK, &cs);
+        pb_msg(&t, 1, &pk);
+        pb_free(&cs);
+        pb_free(&pk);
+    }
+    static const uint64_t tiny[] = {64, 100, 200};
+    split_check("snapshot twins", &t, tiny, 3, NULL, NULL);
+    pb_free(&t);
+}
+
 /* A packet larger than the pieces: a piece of its own, declared oversize. */
 static void test_oversize(void)
 {
@@ -769,6 +804,7 @@ int main(void)
     test_counters();
     test_legacy_deltas();
     test_compact_sched();
+    test_snapshot_twins();
     test_oversize();
     test_rails();
     test_state_ends();
