@@ -426,18 +426,12 @@ static int write_held(split_perfetto *s)
     q->valid = valid_after;
     q->piece = s->piece;
     if (!dropped && interned && valid_after) {
-        rd e;
-        fld g, h;
         rd_init(&r, interned, interned_len);
         while (rd_next(&r, &f) > 0) {
-            if (f.wire != 2)
-                continue;
-            rd_init(&e, f.data, f.len);
-            while (rd_next(&e, &g) > 0)
-                if (g.num == 1 && g.wire == 0 &&
-                    spf_entry_put(s, q, f.num, g.v, f.data, f.len))
-                    return -1;
-            (void)h;
+            uint64_t iid;
+            if (f.wire == 2 && rd_entry_iid(f.data, f.len, &iid) &&
+                spf_entry_put(s, q, f.num, iid, f.data, f.len))
+                return -1;
         }
     }
     if (!dropped && snap && spf_note_snapshot(s, q, pk->seq_id, snap, snap_len))

@@ -230,6 +230,22 @@ static inline void rd_init(rd *r, const unsigned char *p, size_t n)
     r->end = p + n;
 }
 
+/* An interned entry's iid (its last field 1), as the decoder takes it
+ * (lib/perfetto/pf_sequence.c): 1, or 0 for an entry that does not decode
+ * or has none, which the decoder skips. */
+static inline int rd_entry_iid(const unsigned char *m, size_t n, uint64_t *iid)
+{
+    rd r;
+    fld f;
+    int rc, have = 0;
+    *iid = 0;
+    rd_init(&r, m, n);
+    while ((rc = rd_next(&r, &f)) > 0)
+        if (f.num == 1 && f.wire == 0)
+            *iid = f.v, have = 1;
+    return rc == 0 && have;
+}
+
 static inline int put_packet_begin(buf *out, size_t *mark)
 {
     /* Trace.packet with a 5-byte length patched by put_packet_end */

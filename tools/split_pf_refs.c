@@ -201,19 +201,15 @@ void spf_collect_own(split_perfetto *s, const unsigned char *p, size_t n)
     while (rd_next(&r, &f) > 0) {
         if (f.wire != 2)
             continue;
-        rd e;
-        fld g;
-        rd_init(&e, f.data, f.len);
-        while (rd_next(&e, &g) > 0) {
-            if (g.num != 1 || g.wire != 0)
-                continue;
-            if (s->n_own < sizeof s->own / sizeof s->own[0]) {
-                s->own[s->n_own].ns = f.num;
-                s->own[s->n_own].iid = g.v;
-                s->n_own++;
-            } else {
-                s->own_overflow = 1;
-            }
+        uint64_t iid;
+        if (!rd_entry_iid(f.data, f.len, &iid))
+            continue; /* the decoder skips it: an earlier entry stands */
+        if (s->n_own < sizeof s->own / sizeof s->own[0]) {
+            s->own[s->n_own].ns = f.num;
+            s->own[s->n_own].iid = iid;
+            s->n_own++;
+        } else {
+            s->own_overflow = 1;
         }
     }
 }

@@ -647,6 +647,30 @@ static void test_snapshot_twins(void)
     pb_free(&t);
 }
 
+/* An interned entry that does not decode (or has no iid) is one the
+ * decoder skips: the entry of that iid before it stands, and is the one a
+ * later piece gets (the split stored the broken one over it:
+ * fuzz/seeds/split_perfetto/regress_broken_entry_same_iid). */
+static void test_broken_entry(void)
+{
+    pb t;
+    pb_init(&t);
+    thread_track(&t, 6, 60, 5, 9, "broken");
+    clear_seq(&t, 6, 10, "b", 2, 1, 0, 60);
+    size_t m, in;
+    packet_begin(&t, &m, 6, 20, NEEDS);
+    in = pb_begin(&t, P_INTERNED);
+    pb_bytes(&t, 3, "\x08\x01\x00", 3);           /* iid 1, then a field 0 */
+    pb_bytes(&t, 2, "\x12\x03" "abc", 5);         /* no iid */
+    pb_bytes(&t, 2, "\x08\x02\x12\x03" "xyz\x1a", 8); /* iid 2, cut short */
+    pb_end(&t, in);
+    pb_end(&t, m);
+    for (int i = 0; i < 40; i++)
+        track_event(&t, 6, 100 + (uint64_t)i, 3, 1 + (uint64_t)(i % 2), 0, 1);
+    split_check("broken entries", &t, sizes, NSIZES - 1, NULL, NULL);
+    pb_free(&t);
+}
+
 /* A packet larger than the pieces: a piece of its own, declared oversize. */
 static void test_oversize(void)
 {
@@ -805,6 +829,7 @@ int main(void)
     test_legacy_deltas();
     test_compact_sched();
     test_snapshot_twins();
+    test_broken_entry();
     test_oversize();
     test_rails();
     test_state_ends();
