@@ -75,6 +75,7 @@ struct split_fxt {
     uint64_t rec_prov;
     size_t rec_args_offset;
     unsigned rec_nargs;
+    int rec_skipped;         /* the decoder skips it: it defines nothing */
     uint64_t koids[MAX_KOIDS];
     int nkoids;
     /* a large record being streamed */
@@ -436,6 +437,10 @@ static int emit_pending(split_fxt *s, emit_ctx *c)
     uint64_t prov = s->rec_prov;
     unsigned type = s->rec_type;
     uint64_t h = s->rec_header;
+    /* a record the decoder skips uses nothing (its skip depends on its
+     * own bytes only): copied as it is, it is skipped in the piece too */
+    if (s->rec_skipped)
+        return out(s, c, s->rec, s->rec_len);
     /* kernel objects named by its events, with their own strings */
     for (int i = 0; type != TREAD_FXT_KERNEL_OBJECT && i < s->nkoids; i++) {
         fdef *k = def_find(s, DEF_KOBJ, 0, s->koids[i]);
@@ -476,13 +481,19 @@ static int begin_piece(split_fxt *s)
     return split_pieces_write(s->sp, b, 8) == 0 ? 0 : fail_pieces(s);
 }
 
-/* After the record went to the piece: what it defines, in force now. */
+/* After the record went to the piece: what it defines, in force now. A
+ * record the decoder skips (a string past its record's end, a provider
+ * name past it, a kernel object with bad arguments, an initialization
+ * record without a rate or with 0, ...) defines nothing: the entry in
+ * force stays the one before it, as in the decoder's tables. */
 static int define(split_fxt *s)
 {
     uint64_t h = s->rec_header;
     uint64_t prov = s->rec_prov;
     fprov *p;
     long pos;
+    if (s->rec_skipped)
+        return 0;
     switch (s->rec_type) {
     case TREAD_FXT_METADATA:
         if (((h >> 16) & 0xf) == 1 || ((h >> 16) & 0xf) == 2) {
@@ -507,9 +518,6 @@ static int define(split_fxt *s)
         }
         return 0;
     case TREAD_FXT_INITIALIZATION:
-        /* one the decoder skips (no rate, a rate of 0) changes nothing */
-        if (s->rec_len < 16 || word(s->rec, s->rec_len, 1) == 0)
-            return 0;
         if (!(p = prov_get(s, prov)))
             return fail(s, "out of memory");
         pos = def_put(s, DEF_INIT, prov, 0, 0, s->rec, s->rec_len);
@@ -659,6 +667,7 @@ int split_fxt_record(split_fxt *s, const tread_fxt_record *rec)
     s->rec_off = rec->offset;
     s->rec_args_offset = rec->args_offset;
     s->rec_nargs = rec->nargs;
+    s->rec_skipped = rec->skipped;
     s->rec_prov = rec->has_provider ? rec->provider_id : IMPLICIT;
     if (rec->type == TREAD_FXT_METADATA) {
         unsigned mt = (unsigned)((rec->header >> 16) & 0xf);

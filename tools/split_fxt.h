@@ -5,6 +5,8 @@
  * once each, what the record needs to decode alone: its provider (info or
  * section record), the provider's initialization record, and the string,
  * thread and kernel-object records it references (at the value in force).
+ * A record the raw hook marks skipped (the decoder skips it) is copied
+ * alone and defines nothing, as in the decoder's tables.
  * Large records and blobs are streamed, never held whole.
  *
  * Fed from the raw hooks: split_fxt_record for every record (before its

@@ -60,6 +60,12 @@ struct tread_fxt_record {
      * they could not be located (a malformed record). */
     size_t args_offset;
     unsigned nargs;
+    /* 1 when the decoder skips the record: malformed or of a kind it does
+     * not know (a TREAD_WARN_BAD_RECORD or TREAD_WARN_UNKNOWN_RECORD
+     * warning at its offset follows), or an initialization record with 0
+     * ticks per second. A skipped record changes nothing (no table entry,
+     * provider switch or rate) and makes no event. */
+    int skipped;
 };
 
 /* Word i of the record (0 is the header); 0 past the available bytes. */

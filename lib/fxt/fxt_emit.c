@@ -64,12 +64,14 @@ static const char *const type_names[16] = {
 
 int fxt_bad(fxt_decoder *d, const char *what)
 {
+    d->rec.skipped = 1; /* before the raw hook the warning makes */
     fxt_warn(d, TREAD_WARN_BAD_RECORD, "%s record: %s: skipped", type_names[d->rec.type], what);
     return FXT_OK;
 }
 
 int fxt_unknown(fxt_decoder *d, const char *what, unsigned value)
 {
+    d->rec.skipped = 1;
     fxt_warn(d, TREAD_WARN_UNKNOWN_RECORD, "%s record: %s %u unknown: skipped",
              type_names[d->rec.type], what, value);
     return FXT_OK;

@@ -50,6 +50,7 @@ static inline void fxt_record_begin(fxt_decoder *d, const unsigned char *r, size
     rec->size_words = type == FXT_REC_LARGE ? fxt_bits(h, 4, 35) : fxt_bits(h, 4, 15);
     rec->args_offset = 0;
     rec->nargs = 0;
+    rec->skipped = 0;
     d->actx.rec = r;
     d->actx.rec_end = r + len;
     d->actx.synth_kind = FXT_SYNTH_NONE;
@@ -82,7 +83,9 @@ void fxt_warn_count(fxt_decoder *d, uint64_t *counter, tread_warning_kind kind,
     ;
 
 /* BAD_RECORD ("<type> record: <what>: skipped") and UNKNOWN_RECORD
- * warnings; both return FXT_OK. */
+ * warnings; both mark the record skipped (tread_fxt_record.skipped) and
+ * return FXT_OK. Each reader calls them before any other callback of the
+ * record, so the raw hook, made with the warning, sees the mark. */
 int fxt_bad(fxt_decoder *d, const char *what);
 int fxt_unknown(fxt_decoder *d, const char *what, unsigned value);
 /* A table store failed (rc -1 no memory, -2 over the interned limit):

@@ -34,6 +34,7 @@ static inline void fast_raw(fxt_decoder *d, const unsigned char *r, size_t len, 
     rec->size_words = (h >> 4) & 0xfff;
     rec->args_offset = args_offset;
     rec->nargs = nargs;
+    rec->skipped = 0; /* a fast reader skips nothing (FXT_SLOW instead) */
     d->actx.rec = r; /* fxt_event_fast set these already: the same */
     d->actx.rec_end = r + len;
     d->actx.synth_kind = FXT_SYNTH_NONE;

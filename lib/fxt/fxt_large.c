@@ -104,6 +104,7 @@ tread_status fxt_large_emit(fxt_decoder *d)
     fxt_record_begin(d, d->rbuf.data, d->rbuf.len, d->rec_offset);
     const unsigned char *r = d->rbuf.data;
     if (verdict == LARGE_UNKNOWN) {
+        d->rec.skipped = 1;
         fxt_warn(d, TREAD_WARN_UNKNOWN_RECORD,
                  "large record of type %u, blob format %u unknown: skipped (%llu bytes)",
                  (unsigned)fxt_bits(d->rec.header, 36, 39),
@@ -112,6 +113,7 @@ tread_status fxt_large_emit(fxt_decoder *d)
         return TREAD_STATUS_OK;
     }
     if (verdict != LARGE_COMPLETE) {
+        d->rec.skipped = 1;
         fxt_warn(d, TREAD_WARN_BAD_RECORD, "large record: %s: skipped", why);
         L->phase = FXT_LARGE_SKIP;
         return TREAD_STATUS_OK;

@@ -89,6 +89,7 @@ static int rec_initialization(fxt_decoder *d, const unsigned char *r, size_t len
         return fxt_bad(d, "no ticks-per-second word");
     uint64_t tps = fxt_load64(r + 8);
     if (tps == 0) {
+        d->rec.skipped = 1;
         fxt_warn(d, TREAD_WARN_BAD_FIELD,
                  "initialization record with 0 ticks per second: ignored (the provider keeps "
                  "%llu ticks/s)",
@@ -454,6 +455,7 @@ int fxt_record(fxt_decoder *d, const unsigned char *r, size_t len, uint64_t off)
     case FXT_REC_LOG:
         return rec_log(d, r, len, h);
     default:
+        d->rec.skipped = 1;
         fxt_warn(d, TREAD_WARN_UNKNOWN_RECORD, "record type %u unknown: skipped (%llu words)",
                  d->rec.type, (unsigned long long)d->rec.size_words);
         return FXT_OK;
