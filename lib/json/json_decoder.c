@@ -1038,6 +1038,14 @@ static tread_status jd_finish(void *dec)
     }
     d->finishing = 1; /* no bytes are left for the fast path */
     int rc = json_filter_finish(&d->filter, p->dec_offset);
+    if (p->range_done) {
+        /* a word held to the end of input ("false" of the last member)
+         * ended the range: the rest is the next range's, as in jd_feed
+         * (fuzz_json found finish paused with no callback stopping:
+         * fuzz/seeds/json/regress_range_end_in_final_word) */
+        d->finished = 1;
+        return TREAD_STATUS_OK;
+    }
     if (rc)
         return rc == 1 ? TREAD_STATUS_PAUSED : TREAD_STATUS_ERROR;
     /* Input cut inside a token (string, number, literal): yajl would call

@@ -210,13 +210,20 @@ static tread_parser *dump_parser(dump *d, const int64_t *opts, const tread_alloc
     return p;
 }
 
-/* Resumes while paused; 1 when it gave up (d->max_stops). */
-static int dump_resume(dump *d, tread_parser *p, tread_status *st)
+/* Resumes while paused; 1 when it gave up (d->max_stops). A pause that
+ * no callback asked for since the call that returned it (d->stops still
+ * `before`) breaks the API's promise: it goes into the dump. */
+static int dump_resume(dump *d, tread_parser *p, tread_status *st, size_t before)
 {
     int runaway = 0;
-    while (*st == TREAD_STATUS_PAUSED && !(runaway = d->max_stops && d->stops > d->max_stops))
+    for (;;) {
+        if (*st == TREAD_STATUS_PAUSED && d->stops == before)
+            dump_printf(d, "PAUSED with no callback asking to stop\n");
+        if (*st != TREAD_STATUS_PAUSED || (runaway = d->max_stops && d->stops > d->max_stops))
+            return runaway;
+        before = d->stops;
         *st = tread_resume(p);
-    return runaway;
+    }
 }
 
 /* Appends the status line and frees the parser. */
@@ -248,13 +255,15 @@ tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk
         chunk = len ? len : 1;
     while (off < len && st != TREAD_STATUS_ERROR && !runaway) {
         size_t n = len - off < chunk ? len - off : chunk;
+        size_t before = d->stops;
         st = tread_feed(p, b + off, n);
         off += n;
-        runaway = dump_resume(d, p, &st);
+        runaway = dump_resume(d, p, &st, before);
     }
     if (st != TREAD_STATUS_ERROR && !runaway) {
+        size_t before = d->stops;
         st = tread_finish(p);
-        runaway = dump_resume(d, p, &st);
+        runaway = dump_resume(d, p, &st, before);
     }
     return dump_end(d, p, st, runaway);
 }
@@ -262,8 +271,9 @@ tread_status dump_parse_alloc(dump *d, const void *buf, size_t len, size_t chunk
 tread_status dump_parse_fd(dump *d, int fd, const int64_t *opts)
 {
     tread_parser *p = dump_parser(d, opts, NULL);
+    size_t before = d->stops;
     tread_status st = tread_parse_fd(p, fd);
-    int runaway = dump_resume(d, p, &st);
+    int runaway = dump_resume(d, p, &st, before);
     return dump_end(d, p, st, runaway);
 }
 

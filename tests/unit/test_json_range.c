@@ -137,6 +137,31 @@ static void check_doc(const char *what, const char *doc, size_t len, int lenient
     free(whole);
 }
 
+/* A word held to the end of input ("false" of the last member, the
+ * document cut before its '}') ends a range that ends before that member:
+ * the range finishes there, it does not pause with no callback asking
+ * (fuzz/seeds/json/regress_range_end_in_final_word; the dump says
+ * "PAUSED with no callback asking to stop"). With a stop at every event. */
+static void test_final_word(void)
+{
+    static const char doc[] = "{\"a\":1,\n\"sclipped\":false";
+    size_t len = sizeof doc - 1;
+    for (size_t c = 0; c <= len; c++) {
+        const int64_t opts[] = {TREAD_OPT_RANGE_END, (int64_t)c, 0};
+        for (size_t chunk = 0; chunk <= 12; chunk += 12) {
+            dump r;
+            dump_init(&r);
+            r.stop_every = 1;
+            dump_parse(&r, doc, len, chunk, opts);
+            if (strstr(r.text, "PAUSED with no"))
+                fprintf(stderr, "final word, cut %zu chunk %zu:\n%s", c, chunk, r.text);
+            CHECK(strstr(r.text, "PAUSED with no") == NULL);
+            dump_free(&r);
+        }
+    }
+    check_doc("final word", doc, len, 1, 1, "missing");
+}
+
 static void test_forms(void)
 {
     check_doc("object", object_form, strlen(object_form), 1, 0, "ProfileChunk");
@@ -376,6 +401,7 @@ int main(void)
 {
     test_scanner_paths();
     test_forms();
+    test_final_word();
     test_gzip_input();
     test_pairs();
     test_damaged();
