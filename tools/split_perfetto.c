@@ -301,11 +301,11 @@ static int write_held(split_perfetto *s)
     }
     /* its incremental counter value, and its legacy references (of a
      * TrackEvent the decoder read: one that does not decode is skipped) */
-    int te_ok = te && !dropped && spf_te_decodes(te, te_len);
+    lg_packet lp;
+    int te_ok = spf_legacy_read(dropped ? NULL : thdesc, thdesc_len, dropped ? NULL : te, te_len,
+                                &lp);
     te_counter tc;
     spf_counter_clear(&tc);
-    lg_packet lp;
-    spf_legacy_read(dropped ? NULL : thdesc, thdesc_len, te_ok ? te : NULL, te_len, &lp);
     if (q && te_ok) {
         spf_read_counter(s, q, te, te_len, &tc);
         if (s->failed)

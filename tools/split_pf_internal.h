@@ -485,14 +485,11 @@ int spf_rails_note(split_perfetto *s, const unsigned char *m, size_t n);
 int spf_rewrite_counters(split_perfetto *s, const unsigned char *p, size_t n,
                          const te_counter *tc, buf *out);
 
-/* Whether a TrackEvent decodes (every field reads): the decoder skips one
- * that does not, so nothing of it moves the state on. */
-int spf_te_decodes(const unsigned char *te, size_t n);
-
 /* The legacy references: what a packet (its ThreadDescriptor and its
  * TrackEvent, te NULL when it has none that decodes) does to them. */
 enum { LG_TS, LG_TT, LG_TI, LG_N };
 typedef struct lg_packet {
+    int any;                   /* it sets or moves any of them */
     int has_refs;              /* a ThreadDescriptor that decodes */
     int has_ref[LG_N];
     int64_t ref[LG_N];
@@ -501,8 +498,11 @@ typedef struct lg_packet {
     int64_t piece[LG_N];       /* the piece's values after the packet */
     unsigned rewrite;          /* bit k: delta k written as an absolute */
 } lg_packet;
-void spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
-                     size_t te_len, lg_packet *lp);
+/* Reads them of the packet's ThreadDescriptor and TrackEvent (NULL when
+ * it has none); 1 when the TrackEvent decodes (the decoder skips one that
+ * does not, so nothing of it moves any state on), else 0. */
+int spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
+                    size_t te_len, lg_packet *lp);
 /* For the packet about to be written to the current piece (needs() done):
  * which deltas to rewrite, and the piece's values after it. */
 void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp);

@@ -22,17 +22,6 @@ static int64_t wrap_add(int64_t a, int64_t b)
     return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
-int spf_te_decodes(const unsigned char *te, size_t n)
-{
-    rd r;
-    fld f;
-    int rc;
-    rd_init(&r, te, n);
-    while ((rc = rd_next(&r, &f)) > 0)
-        ;
-    return rc == 0;
-}
-
 /* A ThreadDescriptor's references, as the decoder reads them (varints; a
  * descriptor that does not decode is skipped whole): 0, or -1. */
 static int read_refs(const unsigned char *m, size_t n, int has[LG_N], int64_t v[LG_N])
@@ -50,32 +39,46 @@ static int read_refs(const unsigned char *m, size_t n, int has[LG_N], int64_t v[
     return rc == 0 ? 0 : -1;
 }
 
-void spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
-                     size_t te_len, lg_packet *lp)
+int spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
+                    size_t te_len, lg_packet *lp)
 {
     memset(lp, 0, sizeof *lp);
     lp->has_refs = thdesc && read_refs(thdesc, thdesc_len, lp->has_ref, lp->ref) == 0;
-    if (!te || !spf_te_decodes(te, te_len))
-        return;
+    lp->any = lp->has_refs;
+    if (!te)
+        return 0;
+    /* one pass: the deltas and absolutes, and whether it decodes at all
+     * (else none of them counts) */
     rd r;
     fld f;
+    int rc;
+    lg_packet t = *lp;
     rd_init(&r, te, te_len);
-    while (rd_next(&r, &f) > 0) {
-        if (f.wire != 0)
+    while ((rc = rd_next(&r, &f)) > 0) {
+        if (f.wire != 0 || f.num > 20)
             continue;
         for (int k = 0; k < LG_N; k++) {
             if (f.num == delta_field[k])
-                lp->has_delta[k] = 1, lp->delta[k] = (int64_t)f.v;
+                t.has_delta[k] = 1, t.delta[k] = (int64_t)f.v, t.any = 1;
             else if (f.num == abs_field[k])
-                lp->has_abs[k] = 1, lp->abs[k] = (int64_t)f.v;
+                t.has_abs[k] = 1, t.abs[k] = (int64_t)f.v, t.any = 1;
         }
     }
+    if (rc < 0)
+        return 0;
+    *lp = t;
+    return 1;
 }
 
 void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp)
 {
     int64_t pv[LG_N], wv[LG_N];
     int has[LG_N];
+    lp->rewrite = 0;
+    if (!lp->any && q->lg_piece == s->piece) { /* most packets */
+        memcpy(lp->piece, q->lg_pv, sizeof lp->piece);
+        return;
+    }
     if (q->lg_piece == s->piece) {
         memcpy(pv, q->lg_pv, sizeof pv);
     } else if (!q->thread.len || read_refs(q->thread.p, q->thread.len, has, pv)) {
@@ -101,7 +104,7 @@ void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp)
 
 void spf_legacy_advance(const split_perfetto *s, seqst *q, const lg_packet *lp)
 {
-    for (int k = 0; k < LG_N; k++) {
+    for (int k = 0; lp->any && k < LG_N; k++) {
         if (lp->has_refs && lp->has_ref[k])
             q->lg_whole[k] = lp->ref[k];
         if (lp->has_delta[k])
