@@ -46,7 +46,7 @@ static int skip_role(int role)
  * take over from yajl (not inside text the filter made up). */
 static int fast_possible(json_decoder *d)
 {
-    if (d->p->in_prefix) /* before a byte range: the scanner skips (json_scan.h) */
+    if (json_in_prefix(d)) /* before a byte range: the scanner skips (json_scan.h) */
         return !d->finishing && d->cap == CAP_NONE && d->depth > 0 &&
                skip_role(d->role[d->depth - 1]) && !d->slice_synthetic;
     if (!d->p->json_fast_path || d->finishing || d->cap != CAP_NONE || d->depth == 0 ||
@@ -996,7 +996,7 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
         if (rc < 0)
             return TREAD_STATUS_ERROR;
         /* yajl stopped: for the caller, the fast path, or both */
-        if (d->fast_pending && d->p->in_prefix) {
+        if (d->fast_pending && json_in_prefix(d)) {
             d->fast_pending = 0;
             d->skip = json_filter_idle(&d->filter);
             if (d->skip)
@@ -1174,8 +1174,14 @@ static void *jd_create(tread_parser *p)
     d->max_depth = p->max_depth;
     d->stack = tread_malloc(&p->alloc, (size_t)d->max_depth);
     d->role = tread_malloc(&p->alloc, (size_t)d->max_depth);
-    d->range_mark = p->in_prefix ? p->range_begin : p->range_end;
-    if (p->in_prefix)
+    /* A sub-trace's decoder (a systemTraceEvents string holding JSON, a
+     * Perfetto packet's Chrome JSON: the container's decoder exists) is
+     * inside one record of its container, which alone marks ranges (fuzz_json
+     * found a nested decoder entering the range at its own end of input:
+     * fuzz/seeds/json/regress_range_nested_json) */
+    d->nested = p->dec != NULL;
+    d->range_mark = d->nested ? UINT64_MAX : p->in_prefix ? p->range_begin : p->range_end;
+    if (json_in_prefix(d))
         d->scan_stack = tread_malloc(&p->alloc, (size_t)d->max_depth);
     tread_buf_init(&d->hold, &p->alloc, p->max_event_bytes);
     tread_buf_init(&d->rec.tok, &p->alloc, p->max_event_bytes);
@@ -1200,7 +1206,7 @@ static void *jd_create(tread_parser *p)
     json_filter_init(&d->filter, p, json_sink, on_special, d);
     d->filter.stream = on_stream;
     d->slow_window = JSON_SLOW_WINDOW;
-    if (!d->stack || !d->role || (p->in_prefix && !d->scan_stack) || rebuild_yajl(d)) {
+    if (!d->stack || !d->role || (json_in_prefix(d) && !d->scan_stack) || rebuild_yajl(d)) {
         jd_destroy(d);
         return NULL;
     }

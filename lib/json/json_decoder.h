@@ -143,6 +143,7 @@ typedef struct json_decoder {
      * and the end of input are the boundaries; range_mark is the next
      * offset that matters (range_begin in the prefix, then range_end) */
     uint64_t range_mark;
+    int nested;             /* a sub-trace's decoder: never marks a range */
     int skip;               /* in the prefix: the scanner walks an array */
     int rebuild_comma;      /* rebuild_yajl: a comma followed the last value */
     json_scan scan;
@@ -163,6 +164,12 @@ static inline uint64_t json_cur_off(const json_decoder *d)
     /* Synthetic text stands byte for byte for what it replaces (a literal
      * split across chunks, a held comma), except "0" for NaN/Infinity. */
     return d->slice_off + yajl_get_bytes_consumed(d->yh);
+}
+
+/* Before the byte range's BEGIN, muted (never for a nested decoder). */
+static inline int json_in_prefix(const json_decoder *d)
+{
+    return !d->nested && d->p->in_prefix;
 }
 
 /* A boundary at input offset off reached the range's mark: the range

@@ -397,8 +397,34 @@ static void test_scanner_paths(void)
     free(doc);
 }
 
+/* A systemTraceEvents string holding a JSON trace: its decoder is one
+ * record of the container, reported whole by the range of its opening
+ * quote; its own elements and end of input are no boundaries (fuzz_json
+ * found the nested decoder entering the range at its end of input, and
+ * the truncation said twice and the missing '}' by neither range:
+ * fuzz/seeds/json/regress_range_nested_json). Whole, cut inside the
+ * string, and cut inside the JSON it holds. */
+static void test_nested_json(void)
+{
+    static const char doc[] =
+        "{\"traceEvents\":[" REC_B "],\"systemTraceEvents\":"
+        "\"[{\\\"ph\\\":\\\"i\\\",\\\"name\\\":\\\"a\\\",\\\"pid\\\":1,\\\"ts\\\":5},"
+        " {\\\"ph\\\":\\\"i\\\",\\\"name\\\":\\\"b\\\",\\\"pid\\\":1,\\\"ts\\\":6}]\","
+        "\"z\":[" REC_C "]}";
+    size_t n = sizeof doc - 1;
+    check_doc("nested json", doc, n, 1, 3, "name=\"b\"");
+    for (size_t at = n - 40; at < n; at += 9)
+        check_doc("nested json cut", doc, at, 1, 0, "missing");
+    /* the fuzz finding's shape: the nested JSON fails, the string runs to
+     * the end of input */
+    static const char bad[] = "{\"systemTraceEvents\": \" [000] 1 ]x. [001] more text";
+    check_doc("nested json bad", bad, sizeof bad - 1, 1, 1, "missing");
+    CHECK_EQ_INT(mismatches, 0);
+}
+
 int main(void)
 {
+    test_nested_json();
     test_scanner_paths();
     test_forms();
     test_final_word();
