@@ -10,6 +10,7 @@
 #include <tread/perfetto.h>
 
 #include "event_dump.h"
+#include "split_pf_internal.h"
 
 static tread_parser *parser(const tread_callbacks *cb, void *user)
 {
@@ -143,42 +144,6 @@ static int vr(const unsigned char **p, const unsigned char *e, uint64_t *v)
     return -1;
 }
 
-/* Past a group whose start tag (field num) was just read, as the
- * decoder skips one (lib/perfetto/pf_wire.c): 0, or -1 when malformed. */
-static int skip_group(const unsigned char **p, const unsigned char *e, uint64_t num)
-{
-    uint64_t open[64];
-    int depth = 0;
-    open[depth++] = num;
-    while (depth > 0) {
-        uint64_t tag, v;
-        if (vr(p, e, &tag) || (tag >> 3) == 0)
-            return -1;
-        switch (tag & 7) {
-        case 0: if (vr(p, e, &v)) return -1; break;
-        case 1: if (e - *p < 8) return -1; *p += 8; break;
-        case 5: if (e - *p < 4) return -1; *p += 4; break;
-        case 2:
-            if (vr(p, e, &v) || v > (uint64_t)(e - *p))
-                return -1;
-            *p += v;
-            break;
-        case 3:
-            if (depth == 64)
-                return -1;
-            open[depth++] = tag >> 3;
-            break;
-        case 4:
-            if (open[depth - 1] != tag >> 3)
-                return -1;
-            depth--;
-            break;
-        default: return -1;
-        }
-    }
-    return 0;
-}
-
 /* TrackEvent's legacy microsecond timestamps, thread times and
  * instruction counts, delta or absolute: split_perfetto writes a delta as
  * an absolute where the piece lacks its base (the events compare them). */
@@ -212,10 +177,14 @@ static int copy_fields(const unsigned char *p, const unsigned char *e, int top, 
             data = p, len = (size_t)v;
             p += v;
             break;
-        case 3:
-            if (skip_group(&p, e, num))
+        case 3: {
+            /* as the split and the decoder skip a group */
+            rd r = {p, e};
+            if (rd_skip_group(&r, num))
                 return -1;
+            p = r.p;
             break;
+        }
         default: return -1;
         }
         if (top && num == 10 && wire == 0)
