@@ -111,3 +111,11 @@ void pb_end(pb *b, size_t mark)
             b->data[mark + (size_t)i] |= 0x80;
     }
 }
+
+void pb_packed(pb *b, uint32_t field, const uint64_t *v, size_t n)
+{
+    size_t m = pb_begin(b, field);
+    for (size_t i = 0; i < n; i++)
+        pb_varint_raw(b, v[i]);
+    pb_end(b, m);
+}

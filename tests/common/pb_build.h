@@ -28,5 +28,7 @@ void pb_msg(pb *b, uint32_t field, const pb *m);     /* wire 2: m's bytes */
  * nested messages without temporaries. Returns a mark for pb_end. */
 size_t pb_begin(pb *b, uint32_t field);
 void pb_end(pb *b, size_t mark);
+/* A packed repeated varint field: n values v[i] in one wire-2 field. */
+void pb_packed(pb *b, uint32_t field, const uint64_t *v, size_t n);
 
 #endif

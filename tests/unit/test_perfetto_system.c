@@ -389,14 +389,6 @@ static void test_ftrace_atrace(void)
 
 /* ---- ftrace: compact_sched -------------------------------------------- */
 
-static void packed(pb *m, uint32_t field, const uint64_t *v, size_t n)
-{
-    size_t k = pb_begin(m, field);
-    for (size_t i = 0; i < n; i++)
-        pb_varint_raw(m, v[i]);
-    pb_end(m, k);
-}
-
 static void test_ftrace_compact(void)
 {
     pb t, b, cs;
@@ -423,20 +415,20 @@ static void test_ftrace_compact(void)
     const uint64_t wk_prio[] = {100};
     const uint64_t wk_comm[] = {2};
     const uint64_t wk_flags[] = {1};
-    packed(&cs, 1, sw_ts, 2);
-    packed(&cs, 2, sw_state, 2);
-    packed(&cs, 3, sw_pid, 2);
-    packed(&cs, 4, sw_prio, 2);
+    pb_packed(&cs, 1, sw_ts, 2);
+    pb_packed(&cs, 2, sw_state, 2);
+    pb_packed(&cs, 3, sw_pid, 2);
+    pb_packed(&cs, 4, sw_prio, 2);
     pb_string(&cs, 5, "eleven");
     pb_string(&cs, 5, "twelve");
     pb_string(&cs, 5, "thirteen");
-    packed(&cs, 6, sw_comm, 2);
-    packed(&cs, 7, wk_ts, 1);
-    packed(&cs, 8, wk_pid, 1);
-    packed(&cs, 9, wk_cpu, 1);
-    packed(&cs, 10, wk_prio, 1);
-    packed(&cs, 11, wk_comm, 1);
-    packed(&cs, 12, wk_flags, 1);
+    pb_packed(&cs, 6, sw_comm, 2);
+    pb_packed(&cs, 7, wk_ts, 1);
+    pb_packed(&cs, 8, wk_pid, 1);
+    pb_packed(&cs, 9, wk_cpu, 1);
+    pb_packed(&cs, 10, wk_prio, 1);
+    pb_packed(&cs, 11, wk_comm, 1);
+    pb_packed(&cs, 12, wk_flags, 1);
     pb_msg(&b, 4, &cs);
     packet(&t, -1, 1, &b);
     pb_free(&b);
@@ -557,7 +549,7 @@ static void test_sys_stats(void)
     pb_end(&m, k);
     pb_varint(&m, 4, 99); /* num_forks */
     const uint64_t freqs[] = {300000, 600000};
-    packed(&m, 11, freqs, 2);
+    pb_packed(&m, 11, freqs, 2);
     k = pb_begin(&m, 14); /* psi */
     pb_varint(&m, 1, 1);  /* PSI_RESOURCE_CPU_SOME */
     pb_varint(&m, 2, 12345);
@@ -805,10 +797,10 @@ static void test_equivalence(void)
         pb cs;
         pb_init(&cs);
         const uint64_t ts[] = {200, 5}, pid[] = {9, 10}, comm[] = {0, 0};
-        packed(&cs, 1, ts, 2);
-        packed(&cs, 3, pid, 2);
+        pb_packed(&cs, 1, ts, 2);
+        pb_packed(&cs, 3, pid, 2);
         pb_string(&cs, 5, "nine");
-        packed(&cs, 6, comm, 2);
+        pb_packed(&cs, 6, comm, 2);
         pb_msg(&b, 4, &cs);
         pb_free(&cs);
         packet(&t, -1, 1, &b);

@@ -541,15 +541,6 @@ static void test_legacy_deltas(void)
     pb_free(&t);
 }
 
-/* A packed varint array field of n values v[i]. */
-static void packed(pb *t, uint32_t field, const uint64_t *v, size_t n)
-{
-    size_t m = pb_begin(t, field);
-    for (size_t i = 0; i < n; i++)
-        pb_varint_raw(t, v[i]);
-    pb_end(t, m);
-}
-
 /* An ftrace bundle on cpu: three compact_sched switches (tids base+1..3)
  * from ts, or (full) the same as full sched_switch events naming their
  * previous thread. */
@@ -579,13 +570,13 @@ static void sched_bundle(pb *t, uint64_t cpu, uint64_t ts, int base, int full)
         uint64_t tsd[3] = {ts + 10, 10, 10}, state[3] = {1, 0, 1};
         uint64_t pid[3] = {(uint64_t)base + 1, (uint64_t)base + 2, (uint64_t)base + 3};
         uint64_t prio[3] = {120, 110, 100}, comm[3] = {0, 1, 0};
-        packed(t, 1, tsd, 3);
-        packed(t, 2, state, 3);
-        packed(t, 3, pid, 3);
-        packed(t, 4, prio, 3);
+        pb_packed(t, 1, tsd, 3);
+        pb_packed(t, 2, state, 3);
+        pb_packed(t, 3, pid, 3);
+        pb_packed(t, 4, prio, 3);
         pb_string(t, 5, "worker");
         pb_string(t, 5, "render");
-        packed(t, 6, comm, 3);
+        pb_packed(t, 6, comm, 3);
         pb_end(t, c);
     }
     pb_end(t, b);
