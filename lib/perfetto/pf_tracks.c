@@ -136,13 +136,13 @@ void pf_tracks_free(pf_decoder *d)
     tread_buf_free(&d->track_names);
 }
 
-int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off)
+int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off, uint64_t at)
 {
-    if (pf_charge(d, len + 1, 0))
+    if (pf_charge(d, len + 1, at))
         return -1;
     *off = d->track_names.len;
     if (tread_buf_append(&d->track_names, s, len) || tread_buf_append(&d->track_names, "", 1)) {
-        tread__fail(d->p, TREAD_ERROR_NOMEM, 0, "out of memory");
+        tread__fail(d->p, TREAD_ERROR_NOMEM, at, "out of memory");
         return -1;
     }
     return 0;
@@ -504,7 +504,7 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
         if (name.ptr) {
             tread_str old = pf_track_name(d, t);
             if (old.len != name.len || (name.len && memcmp(old.ptr, name.ptr, name.len))) {
-                if (pf_keep_name(d, name.ptr, name.len, &t->name_off))
+                if (pf_keep_name(d, name.ptr, name.len, &t->name_off, base->offset))
                     return -1;
                 t->name_len = name.len;
             }

@@ -119,9 +119,9 @@ static inline const pf_track *pf_resolve_track(pf_decoder *d, pf_seq *s, uint64_
 
 void pf_tracks_free(pf_decoder *d);
 
-/* A copy of bytes in the track-name buffer (interned bytes accounting).
- * -1 after tread__fail. */
-int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off);
+/* A copy of bytes in the track-name buffer (interned bytes accounting),
+ * for the packet at input offset at. -1 after tread__fail. */
+int pf_keep_name(pf_decoder *d, const char *s, size_t len, size_t *off, uint64_t at);
 
 /* A counter value on track t: unit_multiplier, then is_incremental (the
  * running value in the sequence's store). -1 after tread__fail. */

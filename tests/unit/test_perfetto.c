@@ -728,6 +728,20 @@ static void test_sequence_state(void)
     CHECK_EQ_INT(parse(&c, &t, lim, &p), TREAD_STATUS_ERROR);
     CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_MEMORY);
     tread_parser_free(p);
+    /* track names count too, and their limit names the packet that
+     * passed it, not byte 0 (found by a session 19 range test) */
+    t.len = 0;
+    char big[6000];
+    memset(big, 'n', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    track_desc(&t, 1, 0, "small", 0, 0, 0, 1, 0);
+    track_desc(&t, 2, 0, big, 0, 0, 0, 1, 0);
+    CHECK_EQ_INT(parse(&c, &t, lim, &p), TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(tread_get_error(p), TREAD_ERROR_LIMIT_MEMORY);
+    CHECK(tread_get_error_offset(p) > 0);
+    CHECK(tread_get_error_offset(p) < t.len);
+    CHECK_EQ_INT(t.data[tread_get_error_offset(p)], 0x0a); /* a packet's tag */
+    tread_parser_free(p);
     /* a clear frees them: many clears stay within the bound */
     t.len = 0;
     pb small;
