@@ -22,7 +22,9 @@ static void before_print(const diag *d)
         d->before_print(d->before_print_ctx);
 }
 
-/* Appends a tagged line to a capture; out of memory, the line is lost. */
+/* Appends a tagged line to a capture: the tag, the text's length, the
+ * text (which may hold newlines: a warning may quote the input); out of
+ * memory, the line is lost. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 0)))
 #endif
@@ -32,10 +34,11 @@ static void capture_line(diag_capture *c, char tag, const char *fmt, va_list ap)
     int n = vsnprintf(line, sizeof line, fmt, ap);
     if (n < 0)
         return;
-    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
-    if (c->len + len + 2 > c->size) {
+    uint32_t len = (size_t)n < sizeof line ? (uint32_t)n : (uint32_t)sizeof line - 1;
+    size_t need = 1 + sizeof len + len;
+    if (c->len + need > c->size) {
         size_t size = c->size ? c->size * 2 : 4096;
-        while (size < c->len + len + 2)
+        while (size < c->len + need)
             size *= 2;
         char *b = realloc(c->buf, size);
         if (!b)
@@ -44,9 +47,10 @@ static void capture_line(diag_capture *c, char tag, const char *fmt, va_list ap)
         c->size = size;
     }
     c->buf[c->len++] = tag;
+    memcpy(c->buf + c->len, &len, sizeof len);
+    c->len += sizeof len;
     memcpy(c->buf + c->len, line, len);
     c->len += len;
-    c->buf[c->len++] = '\n';
 }
 
 /* One line to stderr, or to the capture. */
@@ -103,17 +107,18 @@ void diag_error(const diag *d, const char *fmt, ...)
 int diag_replay(diag *d, const diag_capture *c)
 {
     int error = 0;
-    for (size_t i = 0; i < c->len;) {
-        const char *nl = memchr(c->buf + i, '\n', c->len - i);
-        size_t end = nl ? (size_t)(nl - c->buf) : c->len;
+    for (size_t i = 0; i + 1 + sizeof(uint32_t) <= c->len;) {
         char tag = c->buf[i];
+        uint32_t len;
+        memcpy(&len, c->buf + i + 1, sizeof len);
+        const char *text = c->buf + i + 1 + sizeof len;
         if (tag == 'E' || (!d->quiet && d->printed < DIAG_MAX_PRINTED_WARNINGS)) {
             if (tag == 'W')
                 d->printed++;
             error |= tag == 'E';
-            out(d, tag, "%.*s", (int)(end - i - 1), c->buf + i + 1);
+            out(d, tag, "%.*s", (int)len, text);
         }
-        i = end + 1;
+        i += 1 + sizeof len + len;
     }
     return error;
 }

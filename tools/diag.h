@@ -16,7 +16,8 @@
 /* Lines held instead of printed (a byte range read on a thread of its
  * own: its lines are printed after the ranges before it). */
 typedef struct diag_capture {
-    char *buf;       /* lines, each tagged 'W' (warning) or 'E' */
+    char *buf;       /* lines, each tagged 'W' (warning) or 'E' and
+                        its length (diag.c capture_line) */
     size_t len, size;
 } diag_capture;
 
