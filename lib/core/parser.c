@@ -290,6 +290,12 @@ size_t tread_get_format_counters(const tread_parser *p, tread_counter *out, size
 {
     if (!p || !p->dec || !p->dec_ops || !p->dec_ops->counters)
         return 0;
+    /* before TREAD_OPT_RANGE_BEGIN nothing counts, as in tread_get_stats:
+     * a range that never began (BEGIN past the end of input) reports no
+     * counters, not those of the prefix it read (a JSON trace's
+     * systemTraceEvents counters) */
+    if (p->in_prefix)
+        return 0;
     return p->dec_ops->counters(p->dec, out, out ? max : 0);
 }
 

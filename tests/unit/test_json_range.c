@@ -422,8 +422,36 @@ static void test_nested_json(void)
     CHECK_EQ_INT(mismatches, 0);
 }
 
+/* A range past the end of input never begins: no events, no stats and no
+ * format counters, not those of the prefix it read (the sub-trace's
+ * ftrace counters here; found in session 19). */
+static void test_range_past_end(void)
+{
+    const char *doc = object_form;
+    size_t n = strlen(doc);
+    for (int64_t extra = 0; extra <= 9; extra += 9) {
+        tread_parser *p = tread_parser_create(NULL);
+        CHECK_EQ_INT(tread_config(p, TREAD_OPT_RANGE_BEGIN, (int64_t)n + 1 + extra), 0);
+        CHECK_EQ_INT(tread_feed(p, doc, n), TREAD_STATUS_OK);
+        CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+        tread_counter c[64];
+        CHECK_EQ_INT(tread_get_format_counters(p, c, 64), 0);
+        tread_stats st;
+        tread_get_stats(p, &st);
+        CHECK_EQ_INT(st.events, 0);
+        tread_parser_free(p);
+    }
+    /* the whole reads its counters, so the test can fail */
+    tread_parser *p = tread_parser_create(NULL);
+    CHECK_EQ_INT(tread_feed(p, doc, n), TREAD_STATUS_OK);
+    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    CHECK(test_format_counter(p, "ftrace.lines") > 0);
+    tread_parser_free(p);
+}
+
 int main(void)
 {
+    test_range_past_end();
     test_nested_json();
     test_scanner_paths();
     test_forms();
