@@ -268,6 +268,7 @@ static int write_held(split_perfetto *s)
         spf_seq_clear(s, q);
     if (q && has_defaults) {
         q->defaults.len = 0;
+        q->dflt_ok = 0;
         if (spf_charge(s, q, defaults_len) == 0) {
             if (buf_put(&q->defaults, defaults, defaults_len))
                 return spf_nomem(s);
@@ -623,6 +624,7 @@ void split_perfetto_free(split_perfetto *s)
         if (!q->used)
             continue;
         free(q->defaults.p);
+        free(q->dflt);
         free(q->arena.p);
         free(q->tab);
         for (size_t k = 0; k < q->n_clk; k++)

@@ -72,6 +72,55 @@ static counter *incremental(split_perfetto *s, seqst *q, uint64_t uuid)
     return t && t->incremental ? spf_counter_get(s, q, uuid) : NULL;
 }
 
+/* TracePacketDefaults.track_event_defaults: the first track uuid, and
+ * every extra counter track uuid (int, double) in order. */
+typedef struct te_defaults {
+    int has_uuid;
+    uint64_t uuid;
+    size_t n_ui, n_ud;
+    uint64_t ui[TE_MAX_VALUES], ud[TE_MAX_VALUES];
+} te_defaults;
+
+static void read_defaults(const seqst *q, te_defaults *dd)
+{
+    rd d, e;
+    fld g, h;
+    dd->has_uuid = 0;
+    dd->n_ui = dd->n_ud = 0;
+    rd_init(&d, q->defaults.p, q->defaults.len);
+    while (rd_next(&d, &g) > 0) {
+        if (g.num != 11 || g.wire != 2)
+            continue;
+        rd_init(&e, g.data, g.len);
+        while (rd_next(&e, &h) > 0) {
+            if (h.num == 11 && h.wire == 0) {
+                if (!dd->has_uuid)
+                    dd->has_uuid = 1, dd->uuid = h.v;
+            } else if (h.num == 31) {
+                read_repeated(&h, dd->ui, &dd->n_ui, 0);
+            } else if (h.num == 45) {
+                read_repeated(&h, dd->ud, &dd->n_ud, 0);
+            }
+        }
+    }
+}
+
+/* The sequence's defaults read, once while they do not change (Chrome
+ * gives most events extra counter values on the defaults' tracks: reading
+ * the defaults again for each was ~10% of splitting chromium_startup);
+ * into *tmp when there is no memory to keep them. */
+static const te_defaults *defaults_of(seqst *q, te_defaults *tmp)
+{
+    if (q->dflt_ok)
+        return q->dflt;
+    if (!q->dflt)
+        q->dflt = malloc(sizeof *q->dflt);
+    te_defaults *dd = q->dflt ? q->dflt : tmp;
+    read_defaults(q, dd);
+    q->dflt_ok = q->dflt != NULL;
+    return dd;
+}
+
 void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size_t n,
                       te_counter *tc)
 {
@@ -103,24 +152,17 @@ void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size
             read_repeated(&f, ud, &n_ud, 0);
         }
     }
-    if (q->has_defaults) {
-        /* TracePacketDefaults.track_event_defaults */
-        rd d, e;
-        fld g, h;
-        rd_init(&d, q->defaults.p, q->defaults.len);
-        while (rd_next(&d, &g) > 0) {
-            if (g.num != 11 || g.wire != 2)
-                continue;
-            rd_init(&e, g.data, g.len);
-            while (rd_next(&e, &h) > 0) {
-                if (h.num == 11 && h.wire == 0 && !has_uuid)
-                    has_uuid = 1, uuid = h.v;
-                else if (h.num == 31 && !has_ui)
-                    read_repeated(&h, ui, &n_ui, 0);
-                else if (h.num == 45 && !has_ud)
-                    read_repeated(&h, ud, &n_ud, 0);
-            }
-        }
+    /* the defaults, where a value needs what the event itself lacks */
+    if (q->has_defaults && ((tc->has_main && !has_uuid) || (tc->n_xi && !has_ui) ||
+                            (tc->n_xd && !has_ud))) {
+        te_defaults tmp;
+        const te_defaults *dd = defaults_of(q, &tmp);
+        if (!has_uuid && dd->has_uuid)
+            has_uuid = 1, uuid = dd->uuid;
+        if (!has_ui)
+            memcpy(ui, dd->ui, (n_ui = dd->n_ui) * sizeof *ui);
+        if (!has_ud)
+            memcpy(ud, dd->ud, (n_ud = dd->n_ud) * sizeof *ud);
     }
     if (tc->has_main && has_uuid)
         tc->main.ctr = incremental(s, q, uuid);

@@ -298,6 +298,10 @@ typedef struct seqst {
     uint64_t piece;            /* in sync in this piece (number + 1) */
     buf defaults;
     int has_defaults;
+    struct te_defaults *dflt;  /* the defaults' track_event_defaults, read
+                                  once (split_pf_counters.c); dflt_ok while
+                                  they have not changed */
+    int dflt_ok;
     buf arena;
     entry *tab;
     size_t tab_size, tab_used;

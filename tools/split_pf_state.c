@@ -92,6 +92,7 @@ void spf_seq_clear(split_perfetto *s, seqst *q)
     q->n_ns = 0;
     q->defaults.len = 0;
     q->has_defaults = 0;
+    q->dflt_ok = 0;
     q->n_ctr = 0;
 }
 
