@@ -224,6 +224,8 @@ static int write_held(split_perfetto *s)
     const unsigned char *thdesc = NULL, *te = NULL, *tl = NULL;
     size_t interned_len = 0, defaults_len = 0, snap_len = 0, tdesc_len = 0, thdesc_len = 0;
     size_t te_len = 0, tl_len = 0;
+    const unsigned char *rails = NULL; /* the packet's PowerRails (spf_rails_field) */
+    size_t rails_len = 0;
     int has_defaults = 0;
     uint32_t tl_field = 0;
     rd_init(&r, p, n);
@@ -240,6 +242,9 @@ static int write_held(split_perfetto *s)
         }
         if (f.wire != 2)
             continue;
+        int rf = spf_rails_field(f.num);
+        if (rf)
+            rails = rf > 0 ? f.data : NULL, rails_len = rf > 0 ? f.len : 0;
         switch (f.num) {
         case F_INTERNED: interned = f.data, interned_len = f.len; break;
         case F_DEFAULTS: has_defaults = 1, defaults = f.data, defaults_len = f.len; break;
@@ -257,7 +262,8 @@ static int write_held(split_perfetto *s)
     int dropped = (pk->state & TREAD_PF_STATE_DROPPED) != 0;
     int valid_after = (pk->state & TREAD_PF_STATE_VALID) != 0;
     /* (the decoder reads no system data source of a dropped packet) */
-    s->rails_msg = dropped ? NULL : spf_rails_of(p, n, &s->rails_len);
+    s->rails_msg = dropped ? NULL : rails;
+    s->rails_len = dropped ? 0 : rails_len;
 
     seqst *q = spf_seq_find(s, pk->seq_id, 1);
     if (s->failed)

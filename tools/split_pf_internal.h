@@ -453,6 +453,19 @@ static inline uint64_t spf_mix(uint64_t x)
     return x;
 }
 
+/* What a packet's length-delimited field num does to its power rails
+ * message: the decoder reads the last system data source field of a packet
+ * (lib/perfetto/pf_system.h, pf_system_wants): 1 for PowerRails, -1 for
+ * the other sources (no rails then), 0 for anything else. */
+static inline int spf_rails_field(uint32_t num)
+{
+    switch (num) {
+    case 1: case 7: case 9: case 38: case 39: return -1;
+    case F_POWER_RAILS: return 1;
+    default: return 0;
+    }
+}
+
 static inline int spf_seq_scoped(uint64_t id)
 {
     return id >= 64 && id <= 127;
@@ -483,7 +496,6 @@ counter *spf_counter_get(split_perfetto *s, seqst *q, uint64_t uuid);
 void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size_t n,
                       te_counter *tc);
 void spf_advance(split_perfetto *s, te_value *v);
-const unsigned char *spf_rails_of(const unsigned char *p, size_t n, size_t *len);
 int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *out);
 int spf_rails_note(split_perfetto *s, const unsigned char *m, size_t n);
 int spf_rewrite_counters(split_perfetto *s, const unsigned char *p, size_t n,

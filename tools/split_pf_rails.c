@@ -52,26 +52,6 @@ static int add_desc(split_perfetto *s, buf *out, const spf_rail *k)
     return buf_lenfield(out, PR_DESCRIPTOR, p, k->len);
 }
 
-const unsigned char *spf_rails_of(const unsigned char *p, size_t n, size_t *len)
-{
-    /* the decoder reads the last system data source field of a packet
-     * (lib/perfetto/pf_system.h, pf_system_wants) */
-    rd r;
-    fld f;
-    const unsigned char *m = NULL;
-    *len = 0;
-    rd_init(&r, p, n);
-    while (rd_next(&r, &f) > 0) {
-        if (f.wire != 2)
-            continue;
-        switch (f.num) {
-        case 1: case 7: case 9: case 38: case 39: m = NULL, *len = 0; break;
-        case F_POWER_RAILS: m = f.data, *len = f.len; break;
-        }
-    }
-    return m;
-}
-
 int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *out)
 {
     rd r;
