@@ -121,37 +121,50 @@ static const te_defaults *defaults_of(seqst *q, te_defaults *tmp)
     return dd;
 }
 
-void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size_t n,
-                      te_counter *tc)
+void spf_counter_begin(te_counter_raw *cr, te_counter *tc)
 {
-    rd r;
-    fld f;
-    uint64_t xi[TE_MAX_VALUES], xd[TE_MAX_VALUES], ui[TE_MAX_VALUES], ud[TE_MAX_VALUES];
-    size_t n_ui = 0, n_ud = 0;
-    int has_ui = 0, has_ud = 0, has_uuid = 0;
-    uint64_t uuid = 0;
+    cr->has_ui = cr->has_ud = cr->has_uuid = 0;
+    cr->uuid = 0;
+    cr->n_ui = cr->n_ud = 0;
     spf_counter_clear(tc);
-    rd_init(&r, te, n);
-    while (rd_next(&r, &f) > 0) {
-        if (f.num == 30 && f.wire == 0) {
-            tc->has_main = 1, tc->main.is_double = 0, tc->main.iv = (int64_t)f.v;
-        } else if (f.num == 44 && f.wire == 1) {
+}
+
+void spf_counter_field(te_counter_raw *cr, te_counter *tc, const fld *f)
+{
+    switch (f->num) {
+    case 30:
+        if (f->wire == 0)
+            tc->has_main = 1, tc->main.is_double = 0, tc->main.iv = (int64_t)f->v;
+        break;
+    case 44:
+        if (f->wire == 1) {
             tc->has_main = 1, tc->main.is_double = 1;
-            memcpy(&tc->main.dv, &f.v, sizeof tc->main.dv);
-        } else if (f.num == 11 && f.wire == 0) {
-            has_uuid = 1, uuid = f.v;
-        } else if (f.num == 12) {
-            read_repeated(&f, xi, &tc->n_xi, 0);
-        } else if (f.num == 46) {
-            read_repeated(&f, xd, &tc->n_xd, 1);
-        } else if (f.num == 31) {
-            has_ui = 1;
-            read_repeated(&f, ui, &n_ui, 0);
-        } else if (f.num == 45) {
-            has_ud = 1;
-            read_repeated(&f, ud, &n_ud, 0);
+            memcpy(&tc->main.dv, &f->v, sizeof tc->main.dv);
         }
+        break;
+    case 11:
+        if (f->wire == 0)
+            cr->has_uuid = 1, cr->uuid = f->v;
+        break;
+    case 12: read_repeated(f, cr->xi, &tc->n_xi, 0); break;
+    case 46: read_repeated(f, cr->xd, &tc->n_xd, 1); break;
+    case 31:
+        cr->has_ui = 1;
+        read_repeated(f, cr->ui, &cr->n_ui, 0);
+        break;
+    case 45:
+        cr->has_ud = 1;
+        read_repeated(f, cr->ud, &cr->n_ud, 0);
+        break;
     }
+}
+
+void spf_read_counter(split_perfetto *s, seqst *q, te_counter_raw *cr, te_counter *tc)
+{
+    const uint64_t *xi = cr->xi, *xd = cr->xd, *ui = cr->ui, *ud = cr->ud;
+    size_t n_ui = cr->n_ui, n_ud = cr->n_ud;
+    int has_ui = cr->has_ui, has_ud = cr->has_ud, has_uuid = cr->has_uuid;
+    uint64_t uuid = cr->uuid;
     /* the defaults, where a value needs what the event itself lacks */
     if (q->has_defaults && ((tc->has_main && !has_uuid) || (tc->n_xi && !has_ui) ||
                             (tc->n_xd && !has_ud))) {
@@ -160,9 +173,9 @@ void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size
         if (!has_uuid && dd->has_uuid)
             has_uuid = 1, uuid = dd->uuid;
         if (!has_ui)
-            memcpy(ui, dd->ui, (n_ui = dd->n_ui) * sizeof *ui);
+            ui = dd->ui, n_ui = dd->n_ui;
         if (!has_ud)
-            memcpy(ud, dd->ud, (n_ud = dd->n_ud) * sizeof *ud);
+            ud = dd->ud, n_ud = dd->n_ud;
     }
     if (tc->has_main && has_uuid)
         tc->main.ctr = incremental(s, q, uuid);

@@ -434,6 +434,15 @@ typedef struct te_counter {
     size_t n_xi, n_xd;
 } te_counter;
 
+/* What the pass over a TrackEvent's fields finds for its counter values
+ * besides te_counter: the track uuids and the extra values as read. */
+typedef struct te_counter_raw {
+    int has_ui, has_ud, has_uuid;
+    uint64_t uuid;
+    size_t n_ui, n_ud;
+    uint64_t xi[TE_MAX_VALUES], xd[TE_MAX_VALUES], ui[TE_MAX_VALUES], ud[TE_MAX_VALUES];
+} te_counter_raw;
+
 /* An empty te_counter: only what is read before it is filled (its value
  * arrays are 4 KiB, set up to n_xi / n_xd; clearing them all took a
  * tenth of a split's instructions). */
@@ -493,8 +502,13 @@ int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned 
                       size_t n);
 int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out);
 counter *spf_counter_get(split_perfetto *s, seqst *q, uint64_t uuid);
-void spf_read_counter(split_perfetto *s, seqst *q, const unsigned char *te, size_t n,
-                      te_counter *tc);
+/* A TrackEvent's counter values read in the one pass over its fields
+ * (split_perfetto.c read_track_event): spf_counter_begin, spf_counter_field
+ * for each field, then spf_read_counter finds their tracks (the event's,
+ * or the sequence's defaults') and running values. */
+void spf_counter_begin(te_counter_raw *cr, te_counter *tc);
+void spf_counter_field(te_counter_raw *cr, te_counter *tc, const fld *f);
+void spf_read_counter(split_perfetto *s, seqst *q, te_counter_raw *cr, te_counter *tc);
 void spf_advance(split_perfetto *s, te_value *v);
 int spf_rails_needs(split_perfetto *s, const unsigned char *m, size_t n, buf *out);
 int spf_rails_note(split_perfetto *s, const unsigned char *m, size_t n);
@@ -514,11 +528,28 @@ typedef struct lg_packet {
     int64_t piece[LG_N];       /* the piece's values after the packet */
     unsigned rewrite;          /* bit k: delta k written as an absolute */
 } lg_packet;
-/* Reads them of the packet's ThreadDescriptor and TrackEvent (NULL when
- * it has none); 1 when the TrackEvent decodes (the decoder skips one that
- * does not, so nothing of it moves any state on), else 0. */
-int spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
-                    size_t te_len, lg_packet *lp);
+/* Reads them of the packet's ThreadDescriptor (NULL when it has none)
+ * into an lg_packet it starts. */
+void spf_legacy_refs(const unsigned char *thdesc, size_t thdesc_len, lg_packet *lp);
+/* A TrackEvent field's delta or absolute (in the one pass over its
+ * fields, split_perfetto.c read_track_event). */
+static inline void spf_legacy_field(lg_packet *t, const fld *f)
+{
+    if (f->wire != 0)
+        return;
+    int k;
+    switch (f->num) {
+    case 1: case 2: case 8: /* timestamp_delta_us, thread_time_delta_us,
+                               thread_instruction_count_delta */
+        k = f->num == 1 ? LG_TS : f->num == 2 ? LG_TT : LG_TI;
+        t->has_delta[k] = 1, t->delta[k] = (int64_t)f->v, t->any = 1;
+        break;
+    case 16: case 17: case 20: /* their _absolute_ fields */
+        k = f->num == 16 ? LG_TS : f->num == 17 ? LG_TT : LG_TI;
+        t->has_abs[k] = 1, t->abs[k] = (int64_t)f->v, t->any = 1;
+        break;
+    }
+}
 /* For the packet about to be written to the current piece (needs() done):
  * which deltas to rewrite, and the piece's values after it. */
 void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp);

@@ -39,35 +39,11 @@ static int read_refs(const unsigned char *m, size_t n, int has[LG_N], int64_t v[
     return rc == 0 ? 0 : -1;
 }
 
-int spf_legacy_read(const unsigned char *thdesc, size_t thdesc_len, const unsigned char *te,
-                    size_t te_len, lg_packet *lp)
+void spf_legacy_refs(const unsigned char *thdesc, size_t thdesc_len, lg_packet *lp)
 {
     memset(lp, 0, sizeof *lp);
     lp->has_refs = thdesc && read_refs(thdesc, thdesc_len, lp->has_ref, lp->ref) == 0;
     lp->any = lp->has_refs;
-    if (!te)
-        return 0;
-    /* one pass: the deltas and absolutes, and whether it decodes at all
-     * (else none of them counts) */
-    rd r;
-    fld f;
-    int rc;
-    lg_packet t = *lp;
-    rd_init(&r, te, te_len);
-    while ((rc = rd_next(&r, &f)) > 0) {
-        if (f.wire != 0 || f.num > 20)
-            continue;
-        for (int k = 0; k < LG_N; k++) {
-            if (f.num == delta_field[k])
-                t.has_delta[k] = 1, t.delta[k] = (int64_t)f.v, t.any = 1;
-            else if (f.num == abs_field[k])
-                t.has_abs[k] = 1, t.abs[k] = (int64_t)f.v, t.any = 1;
-        }
-    }
-    if (rc < 0)
-        return 0;
-    *lp = t;
-    return 1;
 }
 
 void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp)
