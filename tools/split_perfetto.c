@@ -328,7 +328,6 @@ static int write_held(split_perfetto *s)
     te_counter_raw cr;
     int type = 0;
     spf_legacy_refs(dropped ? NULL : thdesc, thdesc_len, &lp);
-    spf_counter_clear(&tc);
     if (!dropped && te && read_track_event(te, te_len, &lp, &cr, &tc, &type) && q) {
         spf_read_counter(s, q, &cr, &tc);
         if (s->failed)
