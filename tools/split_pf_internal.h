@@ -533,23 +533,7 @@ typedef struct lg_packet {
 void spf_legacy_refs(const unsigned char *thdesc, size_t thdesc_len, lg_packet *lp);
 /* A TrackEvent field's delta or absolute (in the one pass over its
  * fields, split_perfetto.c read_track_event). */
-static inline void spf_legacy_field(lg_packet *t, const fld *f)
-{
-    if (f->wire != 0)
-        return;
-    int k;
-    switch (f->num) {
-    case 1: case 2: case 8: /* timestamp_delta_us, thread_time_delta_us,
-                               thread_instruction_count_delta */
-        k = f->num == 1 ? LG_TS : f->num == 2 ? LG_TT : LG_TI;
-        t->has_delta[k] = 1, t->delta[k] = (int64_t)f->v, t->any = 1;
-        break;
-    case 16: case 17: case 20: /* their _absolute_ fields */
-        k = f->num == 16 ? LG_TS : f->num == 17 ? LG_TT : LG_TI;
-        t->has_abs[k] = 1, t->abs[k] = (int64_t)f->v, t->any = 1;
-        break;
-    }
-}
+void spf_legacy_field(lg_packet *t, const fld *f);
 /* For the packet about to be written to the current piece (needs() done):
  * which deltas to rewrite, and the piece's values after it. */
 void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp);

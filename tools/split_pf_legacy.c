@@ -39,6 +39,18 @@ static int read_refs(const unsigned char *m, size_t n, int has[LG_N], int64_t v[
     return rc == 0 ? 0 : -1;
 }
 
+void spf_legacy_field(lg_packet *t, const fld *f)
+{
+    if (f->wire != 0 || f->num > 20)
+        return;
+    for (int k = 0; k < LG_N; k++) {
+        if (f->num == delta_field[k])
+            t->has_delta[k] = 1, t->delta[k] = (int64_t)f->v, t->any = 1;
+        else if (f->num == abs_field[k])
+            t->has_abs[k] = 1, t->abs[k] = (int64_t)f->v, t->any = 1;
+    }
+}
+
 void spf_legacy_refs(const unsigned char *thdesc, size_t thdesc_len, lg_packet *lp)
 {
     memset(lp, 0, sizeof *lp);
