@@ -23,23 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                              : 256 + (int64_t)fuzz_rng_below(&r, 1024);
     int64_t max_warnings = fuzz_rng_below(&r, 4) == 0 ? (int64_t)fuzz_rng_below(&r, 4) : -1;
 
-    fuzz_outcome out[2];
-    for (int i = 0; i < 2; i++) {
-        fuzz_plan plan = {i, SIZE_MAX, 0, TREAD_FORMAT_FTRACE, 0};
-        tread_parser *p = tread_parser_create(NULL);
-        if (!p)
-            abort();
-        if (tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_FTRACE) != 0 ||
-            tread_config(p, TREAD_OPT_DECOMPRESS, 0) != 0 ||
-            tread_config(p, TREAD_OPT_MAX_LINE_BYTES, max_line) != 0)
-            fuzz_fail("tread_config rejects an ftrace option");
-        if (max_warnings >= 0)
-            tread_config(p, TREAD_OPT_MAX_WARNINGS_REPORTED, max_warnings);
-        fuzz_run(p, &plan, data, size, &out[i]);
-        tread_parser_free(p);
-    }
-    fuzz_compare(&out[0], &out[1]);
-    fuzz_compare_errors(&out[0], &out[1]);
-    fuzz_compare_counts(&out[0], &out[1]);
+    fuzz_option opts[2] = {{TREAD_OPT_MAX_LINE_BYTES, max_line},
+                           {TREAD_OPT_MAX_WARNINGS_REPORTED, max_warnings}};
+    fuzz_forced_pair(TREAD_FORMAT_FTRACE, opts, max_warnings >= 0 ? 2 : 1, data, size);
     return 0;
 }

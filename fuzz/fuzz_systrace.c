@@ -20,24 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_rng r;
     fuzz_rng_init(&r, data, size);
     int strict = fuzz_rng_below(&r, 4) == 0;
-    fuzz_outcome out[2];
-    for (int i = 0; i < 2; i++) {
-        fuzz_plan plan = {i, SIZE_MAX, 0, TREAD_FORMAT_SYSTRACE, 0};
-        tread_parser *p = tread_parser_create(NULL);
-        if (!p)
-            abort();
-        if (tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_SYSTRACE) != 0 ||
-            tread_config(p, TREAD_OPT_DECOMPRESS, 0) != 0 ||
-            tread_config(p, TREAD_OPT_MAX_EVENT_BYTES, (int64_t)1 << 20) != 0 ||
-            tread_config(p, TREAD_OPT_MAX_STRING_BYTES, (int64_t)64 << 10) != 0)
-            fuzz_fail("tread_config rejects a systrace option");
-        if (strict)
-            tread_config(p, TREAD_OPT_LENIENT, 0);
-        fuzz_run(p, &plan, data, size, &out[i]);
-        tread_parser_free(p);
-    }
-    fuzz_compare(&out[0], &out[1]);
-    fuzz_compare_errors(&out[0], &out[1]);
-    fuzz_compare_counts(&out[0], &out[1]);
+    fuzz_option opts[3] = {{TREAD_OPT_MAX_EVENT_BYTES, (int64_t)1 << 20},
+                           {TREAD_OPT_MAX_STRING_BYTES, (int64_t)64 << 10},
+                           {TREAD_OPT_LENIENT, 0}};
+    fuzz_forced_pair(TREAD_FORMAT_SYSTRACE, opts, strict ? 3 : 2, data, size);
     return 0;
 }

@@ -690,3 +690,26 @@ int fuzz_have_isal(void)
     tread_parser_free(p);
     return ok;
 }
+
+void fuzz_forced_pair(tread_format fmt, const fuzz_option *opts, size_t n, const uint8_t *data,
+                      size_t size)
+{
+    fuzz_outcome out[2];
+    for (int i = 0; i < 2; i++) {
+        fuzz_plan plan = {i, SIZE_MAX, 0, fmt, 0};
+        tread_parser *p = tread_parser_create(NULL);
+        if (!p)
+            abort();
+        if (tread_config(p, TREAD_OPT_FORMAT, fmt) != 0 ||
+            tread_config(p, TREAD_OPT_DECOMPRESS, 0) != 0)
+            fuzz_fail("tread_config rejects a forced format");
+        for (size_t k = 0; k < n; k++)
+            if (tread_config(p, opts[k].opt, opts[k].value) != 0)
+                fuzz_fail("tread_config rejects a harness's option");
+        fuzz_run(p, &plan, data, size, &out[i]);
+        tread_parser_free(p);
+    }
+    fuzz_compare(&out[0], &out[1]);
+    fuzz_compare_errors(&out[0], &out[1]);
+    fuzz_compare_counts(&out[0], &out[1]);
+}

@@ -96,6 +96,20 @@ void fuzz_compare_errors(const fuzz_outcome *reference, const fuzz_outcome *run)
  * cut undecoded: tread(3)). */
 void fuzz_compare_engines(const fuzz_outcome *zlib, const fuzz_outcome *isal);
 
+/* An option set on both runs of fuzz_forced_pair. */
+typedef struct fuzz_option {
+    tread_option opt;
+    int64_t value;
+} fuzz_option;
+
+/* Parses data twice with fmt forced, decompression off and the n options
+ * set: a reference run and a stressed one (chunked, paused), which must
+ * deliver the same callbacks, errors and counts (fuzz_compare,
+ * fuzz_compare_errors, fuzz_compare_counts). The text harnesses' whole
+ * check. */
+void fuzz_forced_pair(tread_format fmt, const fuzz_option *opts, size_t n, const uint8_t *data,
+                      size_t size);
+
 /* 1 when this build of tread has isa-l (TREAD_OPT_INFLATE 1). */
 int fuzz_have_isal(void);
 
