@@ -4,43 +4,9 @@ fuzz_perfetto_args (fuzz/seeds/perfetto_args/): small Perfetto traces and
 TrackEvents built field by field from the numbers in perfetto_fields.tsv.
 Run from the repository root: python3 fuzz/perfetto_seeds.py"""
 import os
-import struct
 import zlib
 
-
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def tag(num, wire):
-    return varint(num << 3 | wire)
-
-
-def vi(num, v):
-    return tag(num, 0) + varint(v)
-
-
-def ln(num, data):
-    if isinstance(data, str):
-        data = data.encode()
-    return tag(num, 2) + varint(len(data)) + data
-
-
-def f64(num, d):
-    return tag(num, 1) + struct.pack("<d", d)
-
-
-def fx64(num, v):
-    return tag(num, 1) + struct.pack("<Q", v)
+from pbwire import f64, fx64, ln, vi
 
 
 def packet(*fields):

@@ -6,38 +6,8 @@ process_stats, android_log, battery, power_rails; field numbers from
 perfetto_fields.tsv (doc/formats/perfetto.md, section 10).
 Run from the repository root: python3 fuzz/perfetto_system_seeds.py"""
 import os
-import struct
 
-
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def vi(num, v):
-    return varint(num << 3) + varint(v)
-
-
-def ln(num, data):
-    if isinstance(data, str):
-        data = data.encode()
-    return varint(num << 3 | 2) + varint(len(data)) + data
-
-
-def f32(num, x):
-    return varint(num << 3 | 5) + struct.pack("<f", x)
-
-
-def packed(num, values):
-    return ln(num, b"".join(varint(v) for v in values))
+from pbwire import f32, ln, packed, varint, vi
 
 
 def packet(payload, ts=None, seq=1):

@@ -7,53 +7,22 @@ Run from the repository root: python3 fuzz/perfetto_walk_seeds.py"""
 import os
 import struct
 
-
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
+from pbwire import f64, fx64, ln, varint, vi
 
 
-def tag(num, wire):
-    return varint(num << 3 | wire)
-
-
-def vi(num, v):
-    return tag(num, 0) + varint(v)
-
-
-def ld(num, b):
-    return tag(num, 2) + varint(len(b)) + b
-
-
-def f64(num, v):
-    return tag(num, 1) + struct.pack("<Q", v)
-
-
-def dbl(num, v):
-    return tag(num, 1) + struct.pack("<d", v)
-
-
-track_event = (vi(9, 1) + ld(23, b"slice") + ld(47, struct.pack("<QQ", 7, 2**64 - 1))
-               + vi(12, 2**64 - 5) + ld(4, ld(10, b"k") + dbl(5, 2.5)) + vi(9999, 42))
-packet = vi(8, 1234) + ld(11, track_event) + vi(10, 3) + ld(3000, b"zz")
+track_event = (vi(9, 1) + ln(23, b"slice") + ln(47, struct.pack("<QQ", 7, 2**64 - 1))
+               + vi(12, 2**64 - 5) + ln(4, ln(10, b"k") + f64(5, 2.5)) + vi(9999, 42))
+packet = vi(8, 1234) + ln(11, track_event) + vi(10, 3) + ln(3000, b"zz")
 nested = vi(4, 1)
 for _ in range(20):
-    nested = ld(11, nested)
+    nested = ln(11, nested)
 # FtraceEventBundle: cpu 1, event { timestamp 5, pid 7, print { buf } }
-ftrace = vi(1, 1) + ld(2, vi(1, 5) + vi(2, 7) + ld(3, ld(2, b"B|1|x\n")))
+ftrace = vi(1, 1) + ln(2, vi(1, 5) + vi(2, 7) + ln(3, ln(2, b"B|1|x\n")))
 # fields of the current schema (Perfetto v58): SystemInfo.system_ram_bytes
 # (16), TracePacket.trace_provenance (124), a Chrome TrackEvent extension
 # (1040 sequence_manager_task)
-v58 = ld(45, vi(16, 8 << 30)) + ld(124, b"") + ld(11, vi(9, 5) + ld(1040, vi(1, 1)))
-protolog = f64(1, 9) + ld(3, varint(3) + varint(4)) + ld(4, struct.pack("<dd", 0.5, -1.0))
+v58 = ln(45, vi(16, 8 << 30)) + ln(124, b"") + ln(11, vi(9, 5) + ln(1040, vi(1, 1)))
+protolog = fx64(1, 9) + ln(3, varint(3) + varint(4)) + ln(4, struct.pack("<dd", 0.5, -1.0))
 seeds = {
     "packet.bin": bytes([0, 63]) + packet,
     "track_event.bin": bytes([2, 63]) + track_event,
