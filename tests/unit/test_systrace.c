@@ -143,6 +143,38 @@ static void test_viewer_data(void)
     check_ftrace_events(0);
 }
 
+/* A viewer-data block that the input cuts off (no </script>) and that
+ * inflates to several times the sub-trace's stage (16 KiB): a stop while
+ * the pump still had compressed bytes left them all to the end, after the
+ * cut block's warning, where a run without stops inflates them as the
+ * input comes and leaves only the last stage for the end (fuzz_systrace).
+ * PARSE's stop runs compare the order. */
+static void test_cut_viewer_data_paused(void)
+{
+    static char text[81920];
+    static unsigned char z[16384];
+    static char t[24576];
+    static char pad[1001];
+    memset(pad, '#', 1000);
+    size_t o = (size_t)snprintf(text, sizeof text, "# tracer: nop\n");
+    for (int i = 0; i < 60; i++) /* 60 slices, each after a comment: 63 KiB */
+        o += (size_t)snprintf(text + o, sizeof text - o,
+                              "%s\n             foo-%d    [000] .....   100.%06d: "
+                              "tracing_mark_write: B|%d|w%d\n",
+                              pad, 12 + i % 7, i, 12 + i % 7, i);
+    size_t zn = deflate_to(text, 31, z, sizeof z);
+    b64(z, zn, t);
+    snprintf(buf, sizeof buf,
+             "<!doctype html>\n<html>\n<script id=\"viewer-data\" type=\"text/plain\">\n%s\n",
+             t);
+    PARSE(buf);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 60);
+    CHECK_EQ_INT(C.nwarn, 1);
+    if (C.nwarn == 1)
+        CHECK_EQ_INT(C.warn[0].kind, TREAD_WARN_TRUNCATED_EVENT);
+}
+
 static void test_linux_perf_data(void)
 {
     /* 2012 systrace: each line ends with the JS escape \n and a
@@ -543,6 +575,7 @@ int main(void)
     test_trace_data_text();
     test_trace_data_base64();
     test_viewer_data();
+    test_cut_viewer_data_paused();
     test_linux_perf_data();
     test_ctrace();
     test_damaged();
