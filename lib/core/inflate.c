@@ -267,6 +267,20 @@ static uint64_t isal_unread(const tread_inflater *f)
     return back < f->taken ? back : f->taken;
 }
 
+/* In the trailer: whether its CRC-32 has arrived whole and differs from
+ * the output's. The bytes isa-l holds undecoded (after the last block's
+ * padding bits) are the trailer so far, the last ones keep_tail kept. */
+static int crc_arrived_wrong(const tread_inflater *f)
+{
+    uint64_t have = isal_unread(f);
+    if (have < 4 || have > f->tail_len)
+        return 0;
+    const unsigned char *t = f->tail + f->tail_len - have;
+    uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
+                   (uint32_t)t[3] << 24;
+    return crc != f->is->crc;
+}
+
 static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
                     size_t *in_used, unsigned char *out, size_t out_cap, size_t *out_len)
 {
@@ -326,6 +340,14 @@ static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
          * says whether the stream ended */
         if (s->block_state == ISAL_BLOCK_FINISH)
             return TREAD_INF_END;
+        if (f->gzip && s->block_state == ISAL_CHECKSUM_CHECK && crc_arrived_wrong(f)) {
+            /* isa-l checks the trailer once all 8 bytes are in; zlib
+             * the CRC-32 as soon as its 4 are, so a cut trailer with a
+             * wrong CRC is an error to both (fuzz_pipeline) */
+            f->error = "incorrect data check";
+            f->error_back = isal_unread(f) - 4;
+            return TREAD_INF_ERROR;
+        }
         if (*in_used == in_len || *out_len == out_cap || (!used && !made))
             return TREAD_INF_OK;
     }

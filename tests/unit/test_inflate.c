@@ -281,6 +281,33 @@ static void test_damaged(void)
         agree(cases[i].what, m, k, 1);
     }
 
+    /* the trailer cut: once the CRC-32 is in, zlib checks it, so a wrong
+     * one is an error at the length after it however little of the length
+     * came (isa-l waits for all 8 bytes: fuzz_pipeline); a right one, or
+     * less than all of it, is a cut stream */
+    for (int wrong = 0; wrong < 2; wrong++) {
+        for (size_t cut = k - 5; cut < k; cut++) {
+            memcpy(m, g, k);
+            if (wrong)
+                m[k - 8] ^= 1;
+            char *z = parse_with(m, cut, 0, 0, 0);
+            char want[160];
+            snprintf(want, sizeof want,
+                     " error=decompress off=%zu msg=corrupt gzip data at compressed byte %zu: "
+                     "incorrect data check ",
+                     k - 4, k - 4);
+            int err = strstr(z + dump_body_len(z), want) != NULL;
+            CHECK_EQ_INT(err, wrong && cut >= k - 4);
+            if (!err)
+                CHECK(strstr(z, "warning compressed_truncated") != NULL);
+            if (err != (wrong && cut >= k - 4))
+                fprintf(stderr, "  trailer cut at %zu, crc %s: %s\n", k - cut,
+                        wrong ? "wrong" : "right", z + dump_body_len(z));
+            free(z);
+            agree("trailer cut", m, cut, err);
+        }
+    }
+
     /* cut anywhere: each engine's dump is the same however the input is
      * chunked; isa-l's is zlib's, except that it may leave the last
      * symbol before the cut undecoded (a few bytes, up to a match of 258) */
