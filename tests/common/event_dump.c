@@ -1,6 +1,7 @@
 #include "event_dump.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,21 @@ void dump_free(dump *d)
 {
     free(d->text);
     memset(d, 0, sizeof *d);
+}
+
+/* Room for n more bytes and the terminating NUL. */
+static void dump_reserve(dump *d, size_t n)
+{
+    if (d->cap - d->len > n)
+        return;
+    size_t cap = d->cap ? d->cap * 2 : 4096;
+    while (cap - d->len <= n)
+        cap *= 2;
+    char *t = realloc(d->text, cap);
+    if (!t)
+        abort();
+    d->text = t;
+    d->cap = cap;
 }
 
 void dump_printf(dump *d, const char *fmt, ...)
@@ -28,30 +44,105 @@ void dump_printf(dump *d, const char *fmt, ...)
             d->len += (size_t)n;
             return;
         }
-        size_t cap = d->cap ? d->cap * 2 : 4096;
-        while (cap - d->len <= (size_t)n)
-            cap *= 2;
-        char *t = realloc(d->text, cap);
-        if (!t)
-            abort();
-        d->text = t;
-        d->cap = cap;
+        dump_reserve(d, (size_t)n);
     }
 }
 
+/* Appenders: the event lines are written here rather than by a
+ * vsnprintf call per field, which was most of the time of the tests that
+ * dump every event of big traces several times (chunk_check,
+ * split_perfetto_corpus). The text is the same as printf's. */
+static void put(dump *d, const char *s, size_t n)
+{
+    dump_reserve(d, n);
+    memcpy(d->text + d->len, s, n);
+    d->len += n;
+    d->text[d->len] = 0;
+}
+
+static void put_s(dump *d, const char *s) { put(d, s, strlen(s)); }
+
+static void put_u(dump *d, uint64_t v)
+{
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+                                "25262728293031323334353637383940414243444546474849"
+                                "50515253545556575859606162636465666768697071727374"
+                                "75767778798081828384858687888990919293949596979899";
+    char b[24];
+    size_t i = sizeof b;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        b[--i] = pairs[2 * r + 1];
+        b[--i] = pairs[2 * r];
+    }
+    if (v >= 10) {
+        b[--i] = pairs[2 * v + 1];
+        b[--i] = pairs[2 * v];
+    } else {
+        b[--i] = (char)('0' + v);
+    }
+    put(d, b + i, sizeof b - i);
+}
+
+static void put_i(dump *d, int64_t v)
+{
+    if (v < 0) {
+        put(d, "-", 1);
+        put_u(d, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_u(d, (uint64_t)v);
+    }
+}
+
+/* " label=" and a number */
+static void put_li(dump *d, const char *label, int64_t v)
+{
+    put_s(d, label);
+    put_i(d, v);
+}
+
+static void put_lu(dump *d, const char *label, uint64_t v)
+{
+    put_s(d, label);
+    put_u(d, v);
+}
+
+/* " label=" and a double as %.17g; a whole number below 1e17 (most
+ * counter values) is the same digits as the integer's */
+static void put_ld(dump *d, const char *label, double v)
+{
+    if (v > -1e17 && v < 1e17 && v == (double)(int64_t)v && (v != 0 || !signbit(v))) {
+        put_li(d, label, (int64_t)v);
+        return;
+    }
+    put_s(d, label);
+    dump_printf(d, "%.17g", v);
+}
+
+/* A string quoted, with bytes outside printable ASCII, the quote and the
+ * backslash as \xHH. */
 static void dump_str(dump *d, const char *label, tread_str s)
 {
+    static const char hex[] = "0123456789abcdef";
     if (!s.ptr)
         return;
-    dump_printf(d, " %s=\"", label);
+    put(d, " ", 1);
+    put_s(d, label);
+    put(d, "=\"", 2);
+    dump_reserve(d, s.len * 4 + 1);
+    char *o = d->text + d->len;
     for (size_t i = 0; i < s.len; i++) {
         unsigned char c = (unsigned char)s.ptr[i];
-        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
-            dump_printf(d, "\\x%02x", c);
-        else
-            dump_printf(d, "%c", c);
+        if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) {
+            *o++ = '\\', *o++ = 'x', *o++ = hex[c >> 4], *o++ = hex[c & 15];
+        } else {
+            *o++ = (char)c;
+        }
     }
-    dump_printf(d, "\"");
+    *o++ = '"';
+    *o = 0;
+    d->len = (size_t)(o - d->text);
 }
 
 void dump_args(dump *d, const tread_args *a)
@@ -60,77 +151,90 @@ void dump_args(dump *d, const tread_args *a)
     tread_arg v;
     tread_args_iter_init(&it, a);
     while (tread_args_next(&it, &v)) {
-        dump_printf(d, " [%d", v.depth);
+        put_li(d, " [", v.depth);
         dump_str(d, "k", v.key);
-        dump_printf(d, " %s", tread_arg_type_name(v.type));
+        put(d, " ", 1);
+        put_s(d, tread_arg_type_name(v.type));
         switch (v.type) {
-        case TREAD_ARG_BOOL: dump_printf(d, "=%d", v.v.b); break;
-        case TREAD_ARG_INT: dump_printf(d, "=%" PRId64, v.v.i); break;
+        case TREAD_ARG_BOOL: put_li(d, "=", v.v.b); break;
+        case TREAD_ARG_INT: put_li(d, "=", v.v.i); break;
         case TREAD_ARG_UINT:
         case TREAD_ARG_POINTER:
-        case TREAD_ARG_KOID: dump_printf(d, "=%" PRIu64, v.v.u); break;
-        case TREAD_ARG_DOUBLE: dump_printf(d, "=%.17g", v.v.d); break;
+        case TREAD_ARG_KOID: put_lu(d, "=", v.v.u); break;
+        case TREAD_ARG_DOUBLE: put_ld(d, "=", v.v.d); break;
         case TREAD_ARG_STRING:
         case TREAD_ARG_BYTES: dump_str(d, "s", v.v.s); break;
         default: break;
         }
         dump_str(d, "text", v.text);
-        dump_printf(d, "]");
+        put(d, "]", 1);
     }
     if (tread_args_iter_failed(&it))
-        dump_printf(d, " args-malformed");
+        put_s(d, " args-malformed");
 }
 
 void dump_event(dump *d, const tread_event *ev)
 {
-    dump_printf(d, "%s fmt=%s ph=%d fl=%x", tread_event_kind_name(ev->kind),
-                tread_format_name(ev->format), ev->phase, ev->flags);
-    if (ev->flags & TREAD_HAS_TS) dump_printf(d, " ts=%" PRId64, ev->ts);
-    if (ev->flags & TREAD_HAS_DUR) dump_printf(d, " dur=%" PRId64, ev->dur);
-    if (ev->flags & TREAD_HAS_TTS) dump_printf(d, " tts=%" PRId64, ev->tts);
-    if (ev->flags & TREAD_HAS_TDUR) dump_printf(d, " tdur=%" PRId64, ev->tdur);
-    dump_printf(d, " pid=%" PRId64 " tid=%" PRId64, ev->pid, ev->tid);
-    if (ev->flags & TREAD_HAS_CPU) dump_printf(d, " cpu=%" PRId64, ev->cpu);
+    put_s(d, tread_event_kind_name(ev->kind));
+    put_s(d, " fmt=");
+    put_s(d, tread_format_name(ev->format));
+    put_li(d, " ph=", ev->phase);
+    dump_printf(d, " fl=%x", ev->flags);
+    if (ev->flags & TREAD_HAS_TS) put_li(d, " ts=", ev->ts);
+    if (ev->flags & TREAD_HAS_DUR) put_li(d, " dur=", ev->dur);
+    if (ev->flags & TREAD_HAS_TTS) put_li(d, " tts=", ev->tts);
+    if (ev->flags & TREAD_HAS_TDUR) put_li(d, " tdur=", ev->tdur);
+    put_li(d, " pid=", ev->pid);
+    put_li(d, " tid=", ev->tid);
+    if (ev->flags & TREAD_HAS_CPU) put_li(d, " cpu=", ev->cpu);
     dump_str(d, "pid_str", ev->pid_str);
     dump_str(d, "tid_str", ev->tid_str);
     dump_str(d, "name", ev->name);
     dump_str(d, "cat", ev->cat);
     dump_str(d, "id", ev->id);
-    if (ev->flags & TREAD_HAS_ID_NUM) dump_printf(d, " id_num=%" PRIu64, ev->id_num);
+    if (ev->flags & TREAD_HAS_ID_NUM) put_lu(d, " id_num=", ev->id_num);
     dump_str(d, "scope", ev->id_scope);
     dump_str(d, "bind_id", ev->bind_id);
     dump_str(d, "cname", ev->cname);
-    if (ev->scope) dump_printf(d, " s=%d", (int)ev->scope);
+    if (ev->scope) put_li(d, " s=", (int)ev->scope);
     dump_str(d, "sf", ev->sf);
     dump_str(d, "esf", ev->esf);
     dump_str(d, "parent", ev->parent);
-    if (ev->flags & TREAD_HAS_TIDELTA) dump_printf(d, " tidelta=%" PRId64, ev->tidelta);
-    if (ev->flags & TREAD_HAS_TICOUNT) dump_printf(d, " ticount=%" PRId64, ev->ticount);
+    if (ev->flags & TREAD_HAS_TIDELTA) put_li(d, " tidelta=", ev->tidelta);
+    if (ev->flags & TREAD_HAS_TICOUNT) put_li(d, " ticount=", ev->ticount);
     dump_str(d, "series", ev->series);
-    if (ev->flags & TREAD_HAS_VALUE) dump_printf(d, " value=%.17g", ev->value);
+    if (ev->flags & TREAD_HAS_VALUE) put_ld(d, " value=", ev->value);
     dump_str(d, "value_text", ev->value_text);
-    if (ev->meta) dump_printf(d, " meta=%s", tread_meta_name(ev->meta));
+    if (ev->meta) {
+        put_s(d, " meta=");
+        put_s(d, tread_meta_name(ev->meta));
+    }
     dump_str(d, "meta_str", ev->meta_str);
-    if (ev->flags & TREAD_HAS_META_NUM) dump_printf(d, " meta_num=%" PRId64, ev->meta_num);
-    if (ev->flags & TREAD_HAS_TRACK)
-        dump_printf(d, " track=%" PRIu64 "/%s", ev->track_uuid, tread_track_kind_name(ev->track_kind));
-    if (ev->flags & TREAD_HAS_SEQ) dump_printf(d, " seq=%" PRIu32, ev->seq_id);
-    if (ev->flags & TREAD_HAS_RAW_TS)
-        dump_printf(d, " raw_ts=%" PRId64 "@%" PRIu32, ev->raw_ts, ev->clock_id);
-    if (ev->flags & TREAD_VALUE_IS_INT) dump_printf(d, " value_int=%" PRId64, ev->value_int);
-    for (size_t i = 0; i < ev->flow_ids.n; i++) dump_printf(d, " flow=%" PRIu64, ev->flow_ids.v[i]);
+    if (ev->flags & TREAD_HAS_META_NUM) put_li(d, " meta_num=", ev->meta_num);
+    if (ev->flags & TREAD_HAS_TRACK) {
+        put_lu(d, " track=", ev->track_uuid);
+        put(d, "/", 1);
+        put_s(d, tread_track_kind_name(ev->track_kind));
+    }
+    if (ev->flags & TREAD_HAS_SEQ) put_lu(d, " seq=", ev->seq_id);
+    if (ev->flags & TREAD_HAS_RAW_TS) {
+        put_li(d, " raw_ts=", ev->raw_ts);
+        put_lu(d, "@", ev->clock_id);
+    }
+    if (ev->flags & TREAD_VALUE_IS_INT) put_li(d, " value_int=", ev->value_int);
+    for (size_t i = 0; i < ev->flow_ids.n; i++) put_lu(d, " flow=", ev->flow_ids.v[i]);
     for (size_t i = 0; i < ev->terminating_flow_ids.n; i++)
-        dump_printf(d, " flow_end=%" PRIu64, ev->terminating_flow_ids.v[i]);
+        put_lu(d, " flow_end=", ev->terminating_flow_ids.v[i]);
     if (ev->flags & TREAD_HAS_PROVIDER) {
-        dump_printf(d, " provider=%" PRIu32, ev->provider_id);
+        put_lu(d, " provider=", ev->provider_id);
         dump_str(d, "provider_name", ev->provider_name);
     }
-    dump_printf(d, " off=%" PRIu64, ev->offset);
-    if (ev->stack.data) { dump_printf(d, " stack:"); dump_args(d, &ev->stack); }
-    if (ev->estack.data) { dump_printf(d, " estack:"); dump_args(d, &ev->estack); }
-    dump_printf(d, " args:");
+    put_lu(d, " off=", ev->offset);
+    if (ev->stack.data) { put_s(d, " stack:"); dump_args(d, &ev->stack); }
+    if (ev->estack.data) { put_s(d, " estack:"); dump_args(d, &ev->estack); }
+    put_s(d, " args:");
     dump_args(d, &ev->args);
-    dump_printf(d, "\n");
+    put(d, "\n", 1);
 }
 
 /* Blob pieces: where pieces break may depend on how the input was
