@@ -2,9 +2,9 @@
 """Checks one split against the split contract (doc/convert.md), for
 tests/split_contract.sh.
 
-  split_check.py --cases CASES
+  split_check.py [--jobs N] --cases CASES
 
-Each line of CASES is one check:
+(--jobs: N processes; the report keeps the cases' order.) Each line of CASES is one check:
   split SIZE FILE REF_CAT PIECES_CAT PIECE_LIST ORIG_CAT STATUS STDERR
   convert TO FILE ORIG_CAT CONV_CAT STDERR
 *_CAT: tests/split_cat output (REF: the whole file, or for a converting
@@ -233,18 +233,34 @@ def check_convert(name, to, orig_cat, conv_cat, err):
     return head, fails
 
 
+def check_case(line):
+    f = line.split()
+    if f[0] == "split":
+        return check_split(f[2], size_of(f[1]), f[3], f[4], f[5], f[6],
+                           int(f[7]), f[8] if len(f) > 8 else None)
+    return check_convert(f[2], f[1], f[3], f[4], f[5])
+
+
 def main():
-    if sys.argv[1] != "--cases":
+    args = sys.argv[1:]
+    jobs = 1
+    if len(args) >= 2 and args[0] == "--jobs":
+        jobs = max(1, int(args[1]))
+        args = args[2:]
+    if len(args) != 2 or args[0] != "--cases":
         print(__doc__)
         return 2
+    with open(args[1]) as f:
+        lines = [l for l in f if l.strip()]
     rc = 0
-    for line in open(sys.argv[2]):
-        f = line.split()
-        if f[0] == "split":
-            head, fails = check_split(f[2], size_of(f[1]), f[3], f[4], f[5], f[6],
-                                      int(f[7]), f[8] if len(f) > 8 else None)
-        else:
-            head, fails = check_convert(f[2], f[1], f[3], f[4], f[5])
+    if jobs > 1:
+        # the cases are independent: JOBS processes, the report in order
+        import multiprocessing
+        with multiprocessing.Pool(jobs) as pool:
+            results = pool.map(check_case, lines, chunksize=4)
+    else:
+        results = map(check_case, lines)
+    for head, fails in results:
         if fails:
             rc = 1
             print("FAIL " + head)

@@ -50,22 +50,20 @@ for dir in json perfetto fxt ftrace; do
         ! -name 'README*' ! -name 'SOURCES*' | sort
 done > "$tmp/files"
 
-i=0 sampled=0
-: > "$tmp/cases"
-while read -r f; do
-    i=$((i + 1))
-    in=$f
+# one_file I FILE: converts and splits FILE, its check cases in $tmp/I.cases
+one_file() {
+    i=$1 f=$2 in=$2
+    : > "$tmp/$i.cases"
     if [ "$(wc -c < "$f")" -gt "$SAMPLE_BYTES" ]; then
         head -c "$SAMPLE_BYTES" "$f" > "$tmp/$i.in"
         in=$tmp/$i.in
-        sampled=$((sampled + 1))
     fi
     echo "$in" | "$CAT" > "$tmp/$i.orig" 2> /dev/null
     # convert, both ways: the events kept and the losses said (even with -q)
     for to in json perfetto; do
         "$TREAD" convert -q --to $to "$in" "$tmp/$i.conv.$to" 2> "$tmp/$i.err.$to"
         echo "$tmp/$i.conv.$to" | "$CAT" > "$tmp/$i.cat.$to" 2> /dev/null
-        echo "convert $to $f $tmp/$i.orig $tmp/$i.cat.$to $tmp/$i.err.$to" >> "$tmp/cases"
+        echo "convert $to $f $tmp/$i.orig $tmp/$i.cat.$to $tmp/$i.err.$to" >> "$tmp/$i.cases"
     done
     # the three sizes, but no two that give one piece (most files are small)
     bytes=$(wc -c < "$in")
@@ -83,13 +81,32 @@ while read -r f; do
         *.json) ref=$tmp/$i.cat.json ;;   # through the JSON conversion
         *) ref=$tmp/$i.orig ;;            # its own format
         esac
-        echo "split $sz $f $ref $tmp/$i.$sz.cat $tmp/$i.$sz.list $tmp/$i.orig $rc $tmp/$i.$sz.err" >> "$tmp/cases"
+        echo "split $sz $f $ref $tmp/$i.$sz.cat $tmp/$i.$sz.list $tmp/$i.orig $rc $tmp/$i.$sz.err" >> "$tmp/$i.cases"
     done
     rm -f "$tmp/$i.in" "$tmp/$i.conv.json" "$tmp/$i.conv.perfetto"
+}
+
+# on $JOBS (2) lanes, file k on lane k mod JOBS: run alone at the end of
+# `make check`, one lane left a core idle for most of CI's longest test
+JOBS=${JOBS:-2}
+i=$(wc -l < "$tmp/files")
+lane=0
+while [ $lane -lt "$JOBS" ]; do
+    awk -v j="$JOBS" -v l=$lane '(NR - 1) % j == l { print NR, $0 }' "$tmp/files" |
+        while read -r k f; do one_file "$k" "$f"; done &
+    lane=$((lane + 1))
+done
+wait
+sampled=0 k=0
+: > "$tmp/cases"
+while read -r f; do
+    k=$((k + 1))
+    [ "$(wc -c < "$f")" -le "$SAMPLE_BYTES" ] || sampled=$((sampled + 1))
+    cat "$tmp/$k.cases" >> "$tmp/cases"
 done < "$tmp/files"
 
 echo "$i corpus files, $sampled sampled (first $SAMPLE_BYTES bytes), piece sizes $SIZES"
-python3 "$top_srcdir/tests/split_check.py" --cases "$tmp/cases" > "$tmp/report"
+python3 "$top_srcdir/tests/split_check.py" --jobs "$JOBS" --cases "$tmp/cases" > "$tmp/report"
 rc=$?
 grep -v '^ok' "$tmp/report" | head -60
 echo "$(grep -c '^ok' "$tmp/report") checks pass, $(grep -c '^FAIL' "$tmp/report") fail"
