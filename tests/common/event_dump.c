@@ -64,24 +64,12 @@ static void put_s(dump *d, const char *s) { put(d, s, strlen(s)); }
 
 static void put_u(dump *d, uint64_t v)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-                                "25262728293031323334353637383940414243444546474849"
-                                "50515253545556575859606162636465666768697071727374"
-                                "75767778798081828384858687888990919293949596979899";
     char b[24];
     size_t i = sizeof b;
-    while (v >= 100) {
-        unsigned r = (unsigned)(v % 100);
-        v /= 100;
-        b[--i] = pairs[2 * r + 1];
-        b[--i] = pairs[2 * r];
-    }
-    if (v >= 10) {
-        b[--i] = pairs[2 * v + 1];
-        b[--i] = pairs[2 * v];
-    } else {
-        b[--i] = (char)('0' + v);
-    }
+    do {
+        b[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
     put(d, b + i, sizeof b - i);
 }
 
