@@ -32,7 +32,7 @@ static int fail_buf(json_decoder *d, int rc, const char *what)
 static int fast_role(int role)
 {
     return role == ROLE_EVENTS || role == ROLE_SAMPLES || role == ROLE_SYS_EVENTS ||
-           role == ROLE_NODES;
+           role == ROLE_NODES || role == ROLE_PSAMPLES || role == ROLE_PDELTAS;
 }
 
 /* Arrays whose elements the range scanner may skip: records without state
@@ -589,7 +589,7 @@ static int rebuild_yajl(json_decoder *d)
  * off; yajl, stopped when the fast path took over, is rebuilt there. */
 static void leave_fast(json_decoder *d, uint64_t off, int cut)
 {
-    if (d->p->stats.fast_records - d->fast_entry_records >= JSON_FAST_MIN_RECORDS) {
+    if (d->p->stats.fast_records + d->fast_values - d->fast_entry_reads >= JSON_FAST_MIN_RECORDS) {
         d->fast_misses = 0;
     } else if (!cut && ++d->fast_misses >= 2) {
         unsigned shift = d->fast_misses - 1;
@@ -1006,7 +1006,7 @@ static tread_status jd_feed(void *dec, const unsigned char *data, size_t len, si
             d->fast = json_filter_idle(&d->filter);
             if (d->fast) {
                 d->slow_window = JSON_SLOW_WINDOW;
-                d->fast_entry_records = d->p->stats.fast_records;
+                d->fast_entry_reads = d->p->stats.fast_records + d->fast_values;
             }
         }
         if (d->pause_user) {

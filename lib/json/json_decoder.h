@@ -124,7 +124,9 @@ typedef struct json_decoder {
     int fast_had_value;     /* the array has a value before this point (a
                                rebuilt yajl handle starts after it) */
     size_t slow_window;     /* most bytes the filter gets at once */
-    uint64_t fast_entry_records; /* stats.fast_records when it took over */
+    uint64_t fast_values;   /* profile numbers it read (fast_numbers) */
+    uint64_t fast_entry_reads; /* stats.fast_records + fast_values when it
+                                  took over */
     int finishing;          /* in jd_finish: yajl reads what is left */
     unsigned fast_misses;   /* takeovers in a row that read few records */
     uint64_t fast_skip;     /* record boundaries to let pass before the next */

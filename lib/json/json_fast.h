@@ -10,7 +10,10 @@
  * token stream, exactly as the yajl callbacks would have built it, and
  * emitted with json_emit. Anything else is left to the filter and yajl,
  * which start again from the last record boundary, so the fast path never
- * decides what a doubtful byte means.
+ * decides what a doubtful byte means. The numbers of a .cpuprofile's
+ * samples[] and timeDeltas[] are read here too, each followed by plain
+ * bytes up to the next number or the array's end (json_fast.c
+ * fast_numbers).
  */
 #ifndef TREAD_JSON_FAST_H
 #define TREAD_JSON_FAST_H

@@ -661,7 +661,6 @@ void json_profile_file_start(json_decoder *d, const char *s, size_t n, unsigned 
 int json_profile_file_value(json_decoder *d, int which, unsigned type, const char *s, size_t n,
                             uint64_t off)
 {
-    json_profiles *t = &d->prof;
     int64_t v;
     if (which == 0 ? !text_int(type, s, n, &v) : !text_us(type, s, n, &v)) {
         tread__warn(d->p, TREAD_WARN_BAD_FIELD, off, which == 0
@@ -669,6 +668,12 @@ int json_profile_file_value(json_decoder *d, int which, unsigned type, const cha
                     : "a profile time delta is not a number: it counts as 0");
         v = which == 0 ? INT64_MIN : 0;
     }
+    return json_profile_file_num(d, which, v, off);
+}
+
+int json_profile_file_num(json_decoder *d, int which, int64_t v, uint64_t off)
+{
+    json_profiles *t = &d->prof;
     uint64_t *mine = which == 0 ? &t->n_samples : &t->n_deltas;
     uint64_t other = which == 0 ? t->n_deltas : t->n_samples;
     (*mine)++;

@@ -100,6 +100,10 @@ void json_profile_file_start(struct json_decoder *d, const char *s, size_t n, un
  * to stop, 0 otherwise (-1: an error is recorded). */
 int json_profile_file_value(struct json_decoder *d, int which, unsigned type,
                             const char *s, size_t n, uint64_t off);
+/* The same for a value already read as a number: the node id (which 0)
+ * or the delta in nanoseconds (1); INT64_MIN for a sample that has none,
+ * after its warning. */
+int json_profile_file_num(struct json_decoder *d, int which, int64_t v, uint64_t off);
 /* .cpuprofile: the document ended; samples without deltas are said. */
 void json_profile_file_end(struct json_decoder *d, uint64_t off);
 

@@ -17,6 +17,8 @@
 #include <tread/json.h>
 
 #include "json_collect.h"
+#include "core/parser.h"
+#include "json/json_decoder.h"
 
 /* The fast path and yajl alone give the same dump, whole, in every chunk
  * size and with a stop after every event. */
@@ -378,6 +380,79 @@ static void test_cpuprofile_pending_limit(void)
     CHECK_EQ_INT(C.nev, 1);
 }
 
+/* The numbers of samples[] and timeDeltas[] the fast path read
+ * (json_fast.c fast_numbers), fed whole: an internal counter, so that a
+ * fast path that never runs fails here while paths_agree still passes. */
+static uint64_t fast_values_whole(const char *doc)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    if (!p)
+        return UINT64_MAX;
+    (void)tread_feed(p, doc, strlen(doc));
+    (void)tread_finish(p);
+    tread_stats st;
+    tread_get_stats(p, &st);
+    uint64_t n = st.format == TREAD_FORMAT_CPUPROFILE && p->dec
+                     ? ((const json_decoder *)p->dec)->fast_values : UINT64_MAX;
+    tread_parser_free(p);
+    return n;
+}
+
+/* The number arrays of a .cpuprofile read without yajl: every shape of
+ * number, blank and separator, and every value it hands back to yajl
+ * (from before its comma), give what yajl alone gives, in every chunking
+ * and with a stop after every event (paths_agree); each case says how
+ * many values the fast path reads, fed whole. */
+static void test_cpuprofile_fast_numbers(void)
+{
+    static const struct {
+        const char *samples, *deltas;
+        uint64_t fast;
+    } cases[] = {
+        {"2,3,4,4", "5,6,7,8", 8},
+        {" 2 ,\n3\t, 4 ,\r\n4 ", "\n5 , 6,7,8\n", 8},
+        {"-1,0,-0,2", "0,-5,7,-0", 8},
+        /* 15 digits as a number; 16 and more, fractions, exponents as text */
+        {"2,123456789012345,1234567890123456,3", "5,99999999999999999999,1,999999999999999", 8},
+        {"2,2.0,3e0,4", "5.5,1e3,1E-3,0.001", 8},
+        /* handed back to yajl at the number before the odd value (the
+         * filter speaks first there), taken again after it unless two
+         * takeovers in a row read little (the back-off of json_decoder.h)
+         * or the filter has already read past the next array */
+        {"2,\"3\",4,4", "5,6,7,8", 4},
+        {"2,null,[1],4", "5,6,7", 3},
+        {"2,3,4", "5,/* c */6,7", 4},
+        {"2,3,4", "5,6,NaN,7", 4},
+        /* errors and damage: yajl says what and where; a number before a
+         * trailing comma is yajl's too */
+        {"2,01,3", "5,6,7", 1},
+        {"2,1x,3", "5,6,7", 1},
+        {"2,-,3", "5,6,7", 1},
+        {"2,1.,3", "5,6,7", 1},
+        {"2,3,]", "5,6", 1},
+        {"2,3", "5,6,", 3},
+        {"", "", 0},
+        {"7", "", 1},
+    };
+    char doc[1024];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(doc, sizeof doc, NODES ",\"startTime\":100,\"samples\":[%s],\"timeDeltas\":[%s]}",
+                 cases[i].samples, cases[i].deltas);
+        uint64_t got = fast_values_whole(doc);
+        CHECK_EQ_INT(got, cases[i].fast);
+        if (got != cases[i].fast)
+            fprintf(stderr, "  case %zu: the fast path read %" PRIu64 " values\n", i, got);
+        paths_agree(doc, __LINE__);
+    }
+    /* a document cut inside a number and after a comma */
+    snprintf(doc, sizeof doc, NODES ",\"startTime\":100,\"samples\":[2,3,4],\"timeDeltas\":[5,6");
+    CHECK_EQ_INT(fast_values_whole(doc), 4); /* 6 may go on: yajl reads it */
+    paths_agree(doc, __LINE__);
+    snprintf(doc, sizeof doc, NODES ",\"startTime\":100,\"samples\":[2,3,4],\"timeDeltas\":[5,");
+    CHECK_EQ_INT(fast_values_whole(doc), 3); /* 5, then the end: yajl reads it */
+    paths_agree(doc, __LINE__);
+}
+
 /* The real profile bundled in tests/data: recorded with node --cpu-prof
  * (tests/data/README). Every sample's time is startTime plus the deltas
  * so far, its frame one the file defined; every node is one frame. */
@@ -411,6 +486,7 @@ int main(void)
     test_profile_limit();
     test_cpuprofile_file();
     test_cpuprofile_pending_limit();
+    test_cpuprofile_fast_numbers();
     test_recorded_profile();
     return TEST_EXIT();
 }
