@@ -123,10 +123,10 @@ static int slot_of(const tread_event *ev, int *is_thread, int *slot)
     }
 }
 
-/* The value part of a record: from its "args" on (the fields before it,
- * ph, name, cat, ts, pid, tid, hold strings only escaped, so the first
- * match is the key itself). */
-static size_t value_offset(const char *rec, size_t len)
+/* Where a record's "args" begin (0: none). The fields before it, ph,
+ * name, cat, ts, pid, tid, hold strings only escaped, so the first match
+ * is the key itself. */
+static size_t args_offset(const char *rec, size_t len)
 {
     static const char key[] = ",\"args\":";
     const size_t k = sizeof key - 1;
@@ -134,6 +134,57 @@ static size_t value_offset(const char *rec, size_t len)
         if (rec[i] == ',' && memcmp(rec + i, key, k) == 0)
             return i;
     return 0;
+}
+
+/* A record's "ts" field, the one part a repeat of the value in force may
+ * differ in: [*at, *at + return), or 0 when it has none. Looked for
+ * before "args" only (args_offset). */
+static size_t ts_field(const char *rec, size_t len, size_t *at)
+{
+    static const char key[] = ",\"ts\":";
+    const size_t k = sizeof key - 1;
+    size_t lim = args_offset(rec, len);
+    if (!lim)
+        lim = len;
+    *at = 0;
+    for (size_t i = 0; i + k <= lim; i++) {
+        if (rec[i] == ',' && memcmp(rec + i, key, k) == 0) {
+            size_t e = i + k;
+            while (e < len && rec[e] != ',' && rec[e] != '}')
+                e++;
+            *at = i;
+            return e - i;
+        }
+    }
+    return 0;
+}
+
+/* Is rec the record of sl but for its time? Everything else counts: a
+ * thread name written again with another category (or any other field)
+ * is a fact of its own, which a split that left it out would lose
+ * (fuzz_convert found a thread_name repeated with a "cat" and without
+ * one, and the split kept only the first). */
+static int same_fact(const split_meta_slot *sl, const char *rec, size_t len)
+{
+    size_t at;
+    size_t n = ts_field(rec, len, &at);
+    if (sl->len - sl->ts_len != len - n)
+        return 0;
+    size_t i = 0, j = 0;
+    while (i < sl->len && j < len) {
+        if (i == sl->ts_at && sl->ts_len) {
+            i += sl->ts_len;
+            continue;
+        }
+        if (j == at && n) {
+            j += n;
+            continue;
+        }
+        if (sl->rec[i++] != rec[j++])
+            return 0;
+    }
+    /* (the lengths less the times are equal: what is left is a time) */
+    return 1;
 }
 
 int split_meta_repeats(split_meta *m, const tread_event *ev, const char *rec,
@@ -145,10 +196,7 @@ int split_meta_repeats(split_meta *m, const tread_event *ev, const char *rec,
     meta_owner *o = find(m, is_thread, ev->pid, is_thread ? ev->tid : 0);
     if (!o || !o->slot[s].rec)
         return 0;
-    size_t voff = value_offset(rec, len);
-    const split_meta_slot *sl = &o->slot[s];
-    return sl->len - sl->value_off == len - voff &&
-           memcmp(sl->rec + sl->value_off, rec + voff, len - voff) == 0;
+    return same_fact(&o->slot[s], rec, len);
 }
 
 int split_meta_put(split_meta *m, const tread_event *ev, const char *rec,
@@ -161,13 +209,8 @@ int split_meta_put(split_meta *m, const tread_event *ev, const char *rec,
      * even when the event does not flag it (convert_json writes it) */
     int64_t tid = is_thread ? ev->tid : 0;
     meta_owner *o = find(m, is_thread, ev->pid, tid);
-    size_t voff = value_offset(rec, len);
-    if (o && o->slot[s].rec) {
-        split_meta_slot *sl = &o->slot[s];
-        if (sl->len - sl->value_off == len - voff &&
-            memcmp(sl->rec + sl->value_off, rec + voff, len - voff) == 0)
-            return 1;
-    }
+    if (o && o->slot[s].rec && same_fact(&o->slot[s], rec, len))
+        return 1;
     size_t old = o && o->slot[s].rec ? o->slot[s].len : 0;
     if (m->bytes - old + len > m->max_bytes) {
         m->full = 1;
@@ -193,7 +236,7 @@ int split_meta_put(split_meta *m, const tread_event *ev, const char *rec,
     m->bytes = m->bytes - old + len;
     sl->rec = copy;
     sl->len = len;
-    sl->value_off = voff;
+    sl->ts_len = ts_field(rec, len, &sl->ts_at);
     sl->epoch = epoch;
     return 0;
 }

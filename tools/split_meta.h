@@ -21,7 +21,8 @@ typedef struct split_meta split_meta;
 typedef struct split_meta_slot {
     char *rec;
     size_t len;
-    size_t value_off;   /* where the value starts in rec (its args) */
+    size_t ts_at, ts_len; /* its "ts" field in rec (ts_len 0: none), which
+                             a repeat of the value may differ in */
     uint64_t epoch;     /* the piece (epoch) it is in, 0: none yet */
 } split_meta_slot;
 
@@ -32,7 +33,7 @@ split_meta *split_meta_new(size_t max_bytes);
 void split_meta_free(split_meta *m);
 
 /* 1 when a metadata event's record (rec/len) only repeats the value in
- * force for its process or thread: no new fact. */
+ * force for its process or thread: the same record but for its "ts". */
 int split_meta_repeats(split_meta *m, const tread_event *ev, const char *rec,
                        size_t len);
 

@@ -101,6 +101,22 @@ check "duplicate names: one name per piece" \
 check "duplicate names: --strict makes the loss an error" [ $? -eq 1 ]
 check "duplicate names: -q still reports the loss" grep -q 'left out 2999' "$tmp/err"
 
+# a repeat at another time is merged; one with another field is a fact of
+# its own (fuzz_convert: a thread name with a "cat", then without, lost the
+# second)
+printf '%s\n' '{"traceEvents":[' \
+    '{"ph":"M","name":"thread_name","cat":"a","pid":1,"tid":2,"args":{"name":"io"}},' \
+    '{"ph":"M","name":"thread_name","ts":5,"pid":1,"tid":2,"args":{"name":"io"}},' \
+    '{"ph":"M","name":"thread_name","ts":9,"pid":1,"tid":2,"args":{"name":"io"}},' \
+    '{"ph":"X","name":"a","ts":10,"dur":1,"pid":1,"tid":2}]}' > "$tmp/r.json"
+rm -f "$tmp"/p-*
+"$TREAD" split --max-bytes 64K "$tmp/r.json" "$tmp/p" > "$tmp/list" 2> "$tmp/err"
+check "repeated names: split succeeds" [ $? -eq 0 ]
+check "repeated names: the one at another time only is counted" \
+    grep -q 'left out 1 metadata events: metadata that repeats' "$tmp/err"
+check "repeated names: the one with a cat and the one without are both kept" \
+    [ "$(grep -c '"thread_name"' "$tmp/p-00000.json")" -eq 2 ]
+
 # bad output: one error naming the path, nothing else
 "$TREAD" split -q --max-bytes 8K "$tmp/m.json" "$tmp/nodir/p" > "$tmp/out" 2> "$tmp/err"
 check "unwritable OUTPREFIX: exit 1" [ $? -eq 1 ]
