@@ -275,6 +275,8 @@ value: /* p is at the value's first byte */
  * 0 otherwise, with *cut set when the bytes at hand end first. */
 static inline int next_is_plain(const unsigned char *q, const unsigned char *end, int *cut)
 {
+    if (end - q >= 2 && *q == ',' && (is_digit(q[1]) || q[1] == '-'))
+        return 1; /* written compactly, as node and DevTools do */
     while (q < end && json_is_ws(*q))
         q++;
     if (q == end)
@@ -308,6 +310,11 @@ static int fast_numbers(json_decoder *d, const unsigned char *data, size_t len, 
     int outcome = FAST_BAIL;
     for (;;) {
         size_t j = i;
+        if (len - j >= 2 && data[j] == ',' && d->fast_had_value &&
+            (is_digit(data[j + 1]) || data[j + 1] == '-')) {
+            j++; /* a comma and the next number: the common case */
+            goto number;
+        }
         while (j < len && json_is_ws(data[j]))
             j++;
         if (j == len) {
@@ -328,6 +335,7 @@ static int fast_numbers(json_decoder *d, const unsigned char *data, size_t len, 
                 break;
             }
         }
+    number:
         /* the common case read in one pass: an integer of 1 to 15
          * digits, which text_int and text_us (json_profile.c) read
          * exactly, goes in as a number */

@@ -57,6 +57,9 @@ typedef struct json_profiles {
     uint64_t cpu_seq;     /* CpuProfile events so far */
     jp_cursor cur;
     tread_buf fid;        /* a frame id being formatted */
+    int fid_cached;       /* fid holds the prefix of fid_prefix bytes and */
+    int64_t fid_node;     /* fid_node's id, NUL-ended, up to fid_end: */
+    size_t fid_prefix, fid_end; /* consecutive samples of one node reuse it */
     tread_buf parent;     /* its parent's */
     size_t prefix_len;    /* "<pid>:<id>:" at the start of both */
     tread_buf sargs;      /* a sample's args (line, column) */
