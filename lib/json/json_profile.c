@@ -420,12 +420,21 @@ static int sample(json_decoder *d, jp_entry *prof, int64_t node_id, int has_node
             nomem(d, ev->offset);
             return 0;
         }
-        jp_entry *n = t->cur.warned_unknown ? NULL : jp_find(t, JP_NODE, prof->x, (uint64_t)node_id);
-        if (!t->cur.warned_unknown && (!n || !(n->flags & JP_F_SEEN)) && t->used < t->max) {
-            t->cur.warned_unknown = 1;
-            tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, ev->offset,
-                        "a profile sample of node %" PRId64 ", which the profile never defined",
-                        node_id);
+        /* (a node once seen stays seen: the last one found is not
+         * looked up again while samples dwell on it) */
+        if (!t->cur.warned_unknown &&
+            !(t->seen_cached && t->seen_node == node_id && t->seen_prof == prof->x)) {
+            jp_entry *n = jp_find(t, JP_NODE, prof->x, (uint64_t)node_id);
+            if (n && (n->flags & JP_F_SEEN)) {
+                t->seen_cached = 1;
+                t->seen_node = node_id;
+                t->seen_prof = prof->x;
+            } else if (t->used < t->max) {
+                t->cur.warned_unknown = 1;
+                tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, ev->offset,
+                            "a profile sample of node %" PRId64 ", which the profile never defined",
+                            node_id);
+            }
         }
     }
     if (line || col) {

@@ -60,6 +60,9 @@ typedef struct json_profiles {
     int fid_cached;       /* fid holds the prefix of fid_prefix bytes and */
     int64_t fid_node;     /* fid_node's id, NUL-ended, up to fid_end: */
     size_t fid_prefix, fid_end; /* consecutive samples of one node reuse it */
+    int seen_cached;      /* node seen_node of profile seen_prof was found */
+    int64_t seen_node;    /* defined (JP_F_SEEN, which is never cleared) */
+    uint64_t seen_prof;
     tread_buf parent;     /* its parent's */
     size_t prefix_len;    /* "<pid>:<id>:" at the start of both */
     tread_buf sargs;      /* a sample's args (line, column) */
