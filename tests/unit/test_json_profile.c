@@ -158,6 +158,40 @@ static void test_profile_and_chunks(void)
     CHECK_EQ_INT(C.stats.events_by_kind[TREAD_EVENT_STACK_FRAME], 4);
 }
 
+/* Two profiles whose frame-id prefixes have the same length ("7:0x1:",
+ * "8:0x1:") take turns with the same node: each sample's frame id is its
+ * own profile's, and a node defined only in the other profile is still
+ * said to be unknown (the frame id and the node found last are reused
+ * only within a profile). */
+static void test_profiles_take_turns(void)
+{
+#define CHUNK(pid, nodes, samples)                                                             \
+    "{\"ph\":\"P\",\"name\":\"ProfileChunk\",\"id\":\"0x1\",\"pid\":" #pid ",\"tid\":1,\"ts\":1,"      \
+    "\"args\":{\"data\":{\"cpuProfile\":{\"nodes\":[" nodes "],\"samples\":[" samples "]},"           \
+    "\"timeDeltas\":[1,1]}}}"
+#define NODE(id) "{\"id\":" #id ",\"callFrame\":{\"functionName\":\"f\"}}"
+    static const char doc[] = "[" CHUNK(7, NODE(1) "," NODE(2), "1,2") "," CHUNK(8, NODE(1), "1,1") ","
+                              CHUNK(7, "", "1,2") "," CHUNK(8, "", "2,1") "]";
+#undef CHUNK
+#undef NODE
+    PARSE_ALL(doc);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.stats.events_by_kind[TREAD_EVENT_SAMPLE], 8);
+    const char *want[8] = {"7:0x1:1", "7:0x1:2", "8:0x1:1", "8:0x1:1",
+                           "7:0x1:1", "7:0x1:2", "8:0x1:2", "8:0x1:1"};
+    size_t k = 0;
+    for (size_t i = 0; i < C.nev && k < 8; i++) {
+        if (C.ev[i].kind != TREAD_EVENT_SAMPLE)
+            continue;
+        CHECK_STR(C.ev[i].sf, want[k]);
+        k++;
+    }
+    CHECK_EQ_INT(k, 8);
+    /* node 2 of pid 8 was never defined there (pid 7's node 2 was the
+     * last one found); the other four: no Profile event gave a startTime */
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_UNRESOLVED_REF), 5);
+}
+
 /* The older CpuProfile event: a whole profile, nodes given with children
  * (DevTools' form), startTime inside cpuProfile; each event is its own
  * profile. */
@@ -481,6 +515,7 @@ static void test_recorded_profile(void)
 int main(void)
 {
     test_profile_and_chunks();
+    test_profiles_take_turns();
     test_cpu_profile_event();
     test_profile_warnings();
     test_profile_limit();
