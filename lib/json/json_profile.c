@@ -705,47 +705,101 @@ int json_profile_file_value(json_decoder *d, int which, unsigned type, const cha
     return json_profile_file_num(d, which, v, off);
 }
 
+static int64_t pend_get(const json_profiles *t, size_t i)
+{
+    if (t->pend_w == 8) {
+        int64_t v;
+        memcpy(&v, t->pend + 8 * i, 8);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, t->pend + 4 * i, 4);
+    return v == INT32_MIN ? INT64_MIN : v;
+}
+
+static void pend_fail(json_decoder *d, int which, uint64_t off)
+{
+    tread__fail(d->p, TREAD_ERROR_LIMIT_EVENT, off,
+                "profile %s waiting for their %s larger than the limit of %zu bytes "
+                "(TREAD_OPT_MAX_EVENT_BYTES)",
+                which == 0 ? "samples" : "timeDeltas", which == 0 ? "timeDeltas" : "samples",
+                d->p->max_event_bytes);
+}
+
+/* v waits for its partner. 0, or -1 after tread__fail. */
+static int pend_push(json_decoder *d, int which, int64_t v, uint64_t off)
+{
+    json_profiles *t = &d->prof;
+    size_t max = d->p->max_event_bytes;
+    if (!t->pend_w)
+        t->pend_w = 4;
+    int widen = t->pend_w == 4 && v != INT64_MIN && (v <= INT32_MIN || v > INT32_MAX);
+    if (t->pend_head && (t->pend_len == t->pend_cap || widen)) {
+        /* the values taken are dropped before the array grows or widens */
+        memmove(t->pend, t->pend + t->pend_head * t->pend_w,
+                (t->pend_len - t->pend_head) * t->pend_w);
+        t->pend_len -= t->pend_head;
+        t->pend_head = 0;
+    }
+    if (widen) {
+        /* a value past 32 bits: every waiting value widens to 8 bytes */
+        size_t ncap = t->pend_cap;
+        if (ncap * 8 > max)
+            ncap = max / 8;
+        if (ncap <= t->pend_len) {
+            pend_fail(d, which, off);
+            return -1;
+        }
+        unsigned char *np = tread_malloc(t->alloc, ncap * 8);
+        if (!np) {
+            nomem(d, off);
+            return -1;
+        }
+        for (size_t i = 0; i < t->pend_len; i++) {
+            int64_t w = pend_get(t, i);
+            memcpy(np + 8 * i, &w, 8);
+        }
+        tread_free(t->alloc, t->pend);
+        t->pend = np;
+        t->pend_cap = ncap;
+        t->pend_w = 8;
+    }
+    if (t->pend_len == t->pend_cap) {
+        size_t ncap = t->pend_cap ? t->pend_cap * 2 : 1024;
+        if (ncap * t->pend_w > max) {
+            if (t->pend_cap * t->pend_w >= max || max / t->pend_w <= t->pend_cap) {
+                pend_fail(d, which, off);
+                return -1;
+            }
+            ncap = max / t->pend_w;
+        }
+        unsigned char *np = tread_realloc(t->alloc, t->pend, ncap * t->pend_w);
+        if (!np) {
+            nomem(d, off);
+            return -1;
+        }
+        t->pend = np;
+        t->pend_cap = ncap;
+    }
+    if (t->pend_w == 8) {
+        memcpy(t->pend + 8 * t->pend_len, &v, 8);
+    } else {
+        int32_t n = v == INT64_MIN ? INT32_MIN : (int32_t)v;
+        memcpy(t->pend + 4 * t->pend_len, &n, 4);
+    }
+    t->pend_len++;
+    return 0;
+}
+
 int json_profile_file_num(json_decoder *d, int which, int64_t v, uint64_t off)
 {
     json_profiles *t = &d->prof;
     uint64_t *mine = which == 0 ? &t->n_samples : &t->n_deltas;
     uint64_t other = which == 0 ? t->n_deltas : t->n_samples;
     (*mine)++;
-    if (*mine > other) {
-        /* this array is ahead: its value waits for its partner */
-        if (t->pend_len == t->pend_cap) {
-            if (t->pend_head) {
-                memmove(t->pend, t->pend + t->pend_head,
-                        (t->pend_len - t->pend_head) * sizeof *t->pend);
-                t->pend_len -= t->pend_head;
-                t->pend_head = 0;
-            }
-        }
-        if (t->pend_len == t->pend_cap) {
-            size_t ncap = t->pend_cap ? t->pend_cap * 2 : 1024;
-            if (ncap * sizeof *t->pend > d->p->max_event_bytes) {
-                if (t->pend_cap * sizeof *t->pend >= d->p->max_event_bytes) {
-                    tread__fail(d->p, TREAD_ERROR_LIMIT_EVENT, off,
-                                "profile %s waiting for their %s larger than the limit of %zu bytes "
-                                "(TREAD_OPT_MAX_EVENT_BYTES)",
-                                which == 0 ? "samples" : "timeDeltas",
-                                which == 0 ? "timeDeltas" : "samples", d->p->max_event_bytes);
-                    return -1;
-                }
-                ncap = d->p->max_event_bytes / sizeof *t->pend;
-            }
-            int64_t *np = tread_realloc(t->alloc, t->pend, ncap * sizeof *np);
-            if (!np) {
-                nomem(d, off);
-                return -1;
-            }
-            t->pend = np;
-            t->pend_cap = ncap;
-        }
-        t->pend[t->pend_len++] = v;
-        return 0;
-    }
-    int64_t partner = t->pend[t->pend_head++];
+    if (*mine > other) /* this array is ahead: its value waits for its partner */
+        return pend_push(d, which, v, off);
+    int64_t partner = pend_get(t, t->pend_head++);
     if (t->pend_head == t->pend_len)
         t->pend_head = t->pend_len = 0;
     int64_t node_id = which == 0 ? v : partner, delta = which == 0 ? partner : v;

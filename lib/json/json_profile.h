@@ -70,9 +70,11 @@ typedef struct json_profiles {
     int file_sev;         /* sev is a .cpuprofile's */
 
     /* a .cpuprofile's samples[] and timeDeltas[], paired as they stream:
-     * the values of whichever array is ahead wait here */
-    int64_t *pend;
-    size_t pend_head, pend_len, pend_cap;
+     * the values of whichever array is ahead wait here, 4 bytes each
+     * while every one fits in 32 bits (pend_w 4: node ids, deltas under
+     * 2.1 s; INT32_MIN stands for a sample without a node), else 8 */
+    unsigned char *pend;
+    size_t pend_head, pend_len, pend_cap, pend_w;
     uint64_t n_samples, n_deltas;
     jp_entry file;        /* the file's profile: its running time */
     int warned_late_start;

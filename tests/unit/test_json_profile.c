@@ -395,23 +395,74 @@ static void test_cpuprofile_file(void)
 }
 
 /* The samples waiting for their deltas are bounded by
- * TREAD_OPT_MAX_EVENT_BYTES (8 bytes each). */
+ * TREAD_OPT_MAX_EVENT_BYTES: 4 bytes each while every waiting value fits
+ * in 32 bits, 8 once one does not (they all widen then). */
 static void test_cpuprofile_pending_limit(void)
 {
     char doc[8192];
     size_t n = (size_t)snprintf(doc, sizeof doc, "{\"nodes\":[],\"samples\":[");
-    for (int i = 0; i < 200; i++)
+    for (int i = 0; i < 300; i++)
         n += (size_t)snprintf(doc + n, sizeof doc - n, "%s1", i ? "," : "");
     n += (size_t)snprintf(doc + n, sizeof doc - n, "],\"timeDeltas\":[1]}");
     static const int64_t small[] = {TREAD_OPT_MAX_EVENT_BYTES, 1024, 0};
     PARSE_OPTS(doc, small);
     CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
     CHECK_EQ_INT(C.error, TREAD_ERROR_LIMIT_EVENT);
-    CHECK_EQ_INT(C.error_offset, offset_of(doc, "1", 128)); /* the 129th sample */
+    CHECK_EQ_INT(C.error_offset, offset_of(doc, "1", 256)); /* the 257th sample */
     static const int64_t big[] = {TREAD_OPT_MAX_EVENT_BYTES, 2048, 0};
     PARSE_OPTS(doc, big);
     CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
     CHECK_EQ_INT(C.nev, 1);
+
+    /* 150 small samples fit in 1024 bytes; a node id past 32 bits makes
+     * them 151 of 8 bytes, which do not */
+    n = (size_t)snprintf(doc, sizeof doc, "{\"nodes\":[],\"samples\":[");
+    for (int i = 0; i < 150; i++)
+        n += (size_t)snprintf(doc + n, sizeof doc - n, "%s1", i ? "," : "");
+    n += (size_t)snprintf(doc + n, sizeof doc - n, ",3000000000],\"timeDeltas\":[1]}");
+    PARSE_OPTS(doc, small);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(C.error, TREAD_ERROR_LIMIT_EVENT);
+    CHECK_EQ_INT(C.error_offset, offset_of(doc, "3000000000", 0));
+    PARSE_OPTS(doc, big);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+}
+
+/* Waiting values of every width come out as they went in: node ids and
+ * deltas past 32 bits, INT32_MIN itself (which stands for "no node" in
+ * the 4-byte form), a sample without a node, negative values; samples
+ * first and deltas first, and a widening after some were taken. */
+static void test_cpuprofile_pending_widths(void)
+{
+    PARSE_ALL(NODES ",\"startTime\":100,\"samples\":[2,3000000000,-2147483648,\"x\",4,-5],"
+              "\"timeDeltas\":[1,1,1,1,1,1]}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    static const char *const sf[6] = {"2", "3000000000", "-2147483648", NULL, "4", "-5"};
+    size_t k = 0;
+    for (size_t i = 0; i < C.nev; i++)
+        if (C.ev[i].kind == TREAD_EVENT_SAMPLE && k < 6) {
+            SAMPLE(i, 100000 + 1000 * (int64_t)(k + 1), sf[k], 0, 0);
+            k++;
+        }
+    CHECK_EQ_INT(k, 6);
+
+    /* deltas first, in ns: 2.2 s is past 32 bits */
+    PARSE_ALL(NODES ",\"startTime\":100,\"timeDeltas\":[5,2200000,-7],\"samples\":[2,3,4]}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    static const int64_t ts[3] = {105000, 2200105000, 2200098000};
+    k = 0;
+    for (size_t i = 0; i < C.nev; i++)
+        if (C.ev[i].kind == TREAD_EVENT_SAMPLE && k < 3) {
+            SAMPLE(i, ts[k], k == 0 ? "2" : k == 1 ? "3" : "4", 0, 0);
+            k++;
+        }
+    CHECK_EQ_INT(k, 3);
+
+    /* samples ahead by two, taken in turn, then one past 32 bits */
+    PARSE_ALL("{\"nodes\":[],\"startTime\":0,\"samples\":[1,2,3,4,5,6],"
+              "\"timeDeltas\":[1,1,1,5000000,1,1]}");
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.stats.events_by_kind[TREAD_EVENT_SAMPLE], 6);
 }
 
 /* The numbers of samples[] and timeDeltas[] the fast path read
@@ -521,6 +572,7 @@ int main(void)
     test_profile_limit();
     test_cpuprofile_file();
     test_cpuprofile_pending_limit();
+    test_cpuprofile_pending_widths();
     test_cpuprofile_fast_numbers();
     test_recorded_profile();
     return TEST_EXIT();
