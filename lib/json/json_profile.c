@@ -705,7 +705,7 @@ int json_profile_file_value(json_decoder *d, int which, unsigned type, const cha
     return json_profile_file_num(d, which, v, off);
 }
 
-static int64_t pend_get(const json_profiles *t, size_t i)
+static inline int64_t pend_get(const json_profiles *t, size_t i)
 {
     if (t->pend_w == 8) {
         int64_t v;
@@ -797,8 +797,14 @@ int json_profile_file_num(json_decoder *d, int which, int64_t v, uint64_t off)
     uint64_t *mine = which == 0 ? &t->n_samples : &t->n_deltas;
     uint64_t other = which == 0 ? t->n_deltas : t->n_samples;
     (*mine)++;
-    if (*mine > other) /* this array is ahead: its value waits for its partner */
+    if (*mine > other) { /* this array is ahead: its value waits for its partner */
+        if (t->pend_w == 4 && t->pend_len < t->pend_cap && v > INT32_MIN && v <= INT32_MAX) {
+            int32_t n = (int32_t)v; /* the common case, in line */
+            memcpy(t->pend + 4 * t->pend_len++, &n, 4);
+            return 0;
+        }
         return pend_push(d, which, v, off);
+    }
     int64_t partner = pend_get(t, t->pend_head++);
     if (t->pend_head == t->pend_len)
         t->pend_head = t->pend_len = 0;
