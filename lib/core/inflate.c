@@ -270,15 +270,18 @@ static uint64_t isal_unread(const tread_inflater *f)
 /* In the trailer: whether its CRC-32 has arrived whole and differs from
  * the output's. The bytes isa-l holds undecoded (after the last block's
  * padding bits) are the trailer so far, the last ones keep_tail kept. */
+/* A gzip trailer's CRC-32: 4 little-endian bytes. */
+static uint32_t trailer_crc(const unsigned char *t)
+{
+    return (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+}
+
 static int crc_arrived_wrong(const tread_inflater *f)
 {
     uint64_t have = isal_unread(f);
     if (have < 4 || have > f->tail_len)
         return 0;
-    const unsigned char *t = f->tail + f->tail_len - have;
-    uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 |
-                   (uint32_t)t[3] << 24;
-    return crc != f->is->crc;
+    return trailer_crc(f->tail + f->tail_len - have) != f->is->crc;
 }
 
 static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
@@ -325,9 +328,7 @@ static int run_isal(tread_inflater *f, const unsigned char *in, size_t in_len,
             if (rc == ISAL_INCORRECT_CHECKSUM && f->gzip && f->tail_len == 8) {
                 /* as zlib: a wrong CRC-32 is found at the length that
                  * follows it, a wrong length at the end */
-                uint32_t crc = (uint32_t)f->tail[0] | (uint32_t)f->tail[1] << 8 |
-                               (uint32_t)f->tail[2] << 16 | (uint32_t)f->tail[3] << 24;
-                if (crc != s->crc) {
+                if (trailer_crc(f->tail) != s->crc) {
                     f->error_back = 4;
                 } else {
                     f->error = "incorrect length check";
