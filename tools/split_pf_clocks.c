@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+__extension__ typedef __int128 spf_i128;
+
 /* ---- clocks ----------------------------------------------------------- */
 
 seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int create)
@@ -111,7 +113,7 @@ int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out)
         if (!k->incremental || k->running == k->base || !k->snap.len)
             continue;
         /* (running - base) in ns: how far every clock of the snapshot moves */
-        __int128 shift = (__int128)(k->running - k->base) * (__int128)k->unit;
+        spf_i128 shift = (spf_i128)(k->running - k->base) * (spf_i128)k->unit;
         s->tmp2.len = 0;
         rd r, c;
         fld f, g;
@@ -143,9 +145,9 @@ int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out)
             if (id == k->id) {
                 v = k->running;
             } else {
-                if (shift % (__int128)unit)
+                if (shift % (spf_i128)unit)
                     s->st.clock_shift_inexact++;
-                v = (int64_t)((__int128)(int64_t)ts + shift / (__int128)unit);
+                v = (int64_t)((spf_i128)(int64_t)ts + shift / (spf_i128)unit);
             }
             s->tmp.len = 0;
             buf_tag(&s->tmp, 1, 0), buf_varint(&s->tmp, id);

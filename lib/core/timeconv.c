@@ -67,7 +67,7 @@ slow:;
 #if !defined(__SIZEOF_INT128__)
 #error "tread needs a compiler with unsigned __int128 (gcc or clang on a 64-bit target)"
 #endif
-typedef unsigned __int128 u128;
+__extension__ typedef unsigned __int128 u128;
 
 /* The usual shapes: [-]digits[.digits], at most 15 digits in all and no
  * more fraction digits than the scale. Exact in 64 bits (< 10^18), no

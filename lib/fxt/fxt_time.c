@@ -4,8 +4,8 @@
 int fxt_ticks_to_ns_wide(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns)
 {
 #if defined(__SIZEOF_INT128__)
-    unsigned __int128 v = (unsigned __int128)ticks * 1000000000u / ticks_per_second;
-    if (v > (unsigned __int128)INT64_MAX)
+    fxt_u128 v = (fxt_u128)ticks * 1000000000u / ticks_per_second;
+    if (v > (fxt_u128)INT64_MAX)
         return -1;
     *ns = (int64_t)v;
     return 0;

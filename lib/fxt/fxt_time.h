@@ -10,6 +10,11 @@
 
 #include <stdint.h>
 
+#if defined(__SIZEOF_INT128__)
+/* __extension__: -Wpedantic accepts a GNU type only when it is marked */
+__extension__ typedef unsigned __int128 fxt_u128;
+#endif
+
 /* The 128-bit case, out of line (rare: ticks above ~1.8e10). */
 int fxt_ticks_to_ns_wide(uint64_t ticks, uint64_t ticks_per_second, int64_t *ns);
 
@@ -53,7 +58,7 @@ static inline int fxt_rate_to_ns(const fxt_rate *r, uint64_t ticks, int64_t *ns)
         uint64_t x = ticks * r->mul;
 #if defined(__SIZEOF_INT128__)
         /* q <= x / div <= q + 2 (recip is at most 1 below (2^64-1)/div) */
-        uint64_t q = (uint64_t)(((unsigned __int128)x * r->recip) >> 64);
+        uint64_t q = (uint64_t)(((fxt_u128)x * r->recip) >> 64);
         uint64_t rem = x - q * r->div;
         /* the two corrections without branches: whether each applies
          * depends on the value, a misprediction as often as not */

@@ -335,7 +335,7 @@ static int fast_numbers(json_decoder *d, const unsigned char *data, size_t len, 
                 break;
             }
         }
-    number:
+    number:; /* a label may not precede a declaration in C11 */
         /* the common case read in one pass: an integer of 1 to 15
          * digits, which text_int and text_us (json_profile.c) read
          * exactly, goes in as a number */

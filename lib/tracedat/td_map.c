@@ -8,12 +8,14 @@
 #include "tracedat/td_dec.h"
 #include "ftrace/ftrace_map.h"
 
+__extension__ typedef unsigned __int128 td_u128;
+
 extern const tread_args_codec tread__tracedat_args_codec;
 
 static int64_t to_ns(const td_dec *d, uint64_t ts)
 {
     if (d->tsc2nsec) {
-        unsigned __int128 x = (unsigned __int128)ts * d->tsc_mult;
+        td_u128 x = (td_u128)ts * d->tsc_mult;
         ts = (uint64_t)(x >> d->tsc_shift) + d->tsc_offset;
     }
     return (int64_t)ts + d->ts_offset;
