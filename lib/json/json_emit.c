@@ -40,6 +40,27 @@ static tread_args inner(const json_record *r, const unsigned char *t)
     return a;
 }
 
+/* inner() of field f's value, with the end the fast path noted. */
+static tread_args inner_field(const json_record *r, int f)
+{
+    if (((r->cend_ok >> f) & 1) && r->cend_at[f] == r->field[f]) {
+        tread_args a = {.data = r->tok.data + r->field[f]};
+        a.len = r->cend[f] - r->field[f] - 1;
+        return a;
+    }
+    return inner(r, field(r, f));
+}
+
+/* Field f's number as the fast path read it (the usual shapes only). */
+static int fast_num(const json_record *r, int f, int64_t *m, int *frac)
+{
+    if (!((r->num_ok >> f) & 1) || r->num_at[f] != r->field[f])
+        return 0;
+    *m = r->num[f];
+    *frac = r->num_frac[f];
+    return 1;
+}
+
 static void bad_field(emit_ctx *c, const char *name, const char *why)
 {
     if (!c->quiet)
@@ -50,6 +71,13 @@ static void bad_field(emit_ctx *c, const char *name, const char *why)
 /* A time in microseconds (number or numeric string) to ns. */
 static int get_time(emit_ctx *c, int f, const char *name, int64_t *out)
 {
+    static const int64_t scale[4] = {1000, 100, 10, 1};
+    int64_t m;
+    int frac;
+    if (fast_num(c->r, f, &m, &frac)) {
+        *out = m * scale[frac]; /* 15 digits: no overflow */
+        return 1;
+    }
     const unsigned char *t = field(c->r, f);
     if (!t || t[0] == TOK_NULL)
         return 0;
@@ -114,6 +142,12 @@ static int get_bool(const unsigned char *t)
 static int get_ident(emit_ctx *c, int f, int64_t *num, tread_str *text, uint32_t *flags,
                      uint32_t string_flag)
 {
+    int64_t m;
+    int frac;
+    if (fast_num(c->r, f, &m, &frac) && frac == 0) {
+        *num = m; /* a number: no text */
+        return 1;
+    }
     const unsigned char *t = field(c->r, f);
     if (!t || t[0] == TOK_NULL)
         return 0;
@@ -181,7 +215,7 @@ static void get_id(emit_ctx *c, tread_event *ev)
     }
     const unsigned char *t2 = field(c->r, JF_ID2);
     if (t2 && t2[0] == TOK_DICT_BEGIN) {
-        tread_args a = inner(c->r, t2);
+        tread_args a = inner_field(c->r, JF_ID2);
         tread_arg v;
         if (tread_args_find(&a, "local", 5, &v) && (v.type == TREAD_ARG_STRING || v.text.ptr)) {
             ev->flags |= TREAD_HAS_ID | TREAD_ID_LOCAL;
@@ -221,11 +255,11 @@ static void fill_common(emit_ctx *c, tread_event *ev)
     if ((t = field(r, JF_CPU)) && get_int(c, t, "cpu", &ev->cpu))
         ev->flags |= TREAD_HAS_CPU;
     ev->sf = tok_text(field(r, JF_SF));
-    ev->stack = inner(r, field(r, JF_STACK));
+    ev->stack = inner_field(r, JF_STACK);
     t = field(r, JF_ARGS);
     if (t) {
         if (t[0] == TOK_DICT_BEGIN)
-            ev->args = inner(r, t);
+            ev->args = inner_field(r, JF_ARGS);
         else if (!(t[0] == TOK_ARRAY_BEGIN && t[1] == TOK_ARRAY_END) && t[0] != TOK_NULL &&
                  !is_stripped(t))
             bad_field(c, "args", "is not an object");
@@ -244,7 +278,7 @@ static void fill_event_fields(emit_ctx *c, tread_event *ev)
     ev->bind_id = tok_text(field(r, JF_BIND_ID));
     ev->cname = tok_text(field(r, JF_CNAME));
     ev->esf = tok_text(field(r, JF_ESF));
-    ev->estack = inner(r, field(r, JF_ESTACK));
+    ev->estack = inner_field(r, JF_ESTACK);
     if (get_bool(field(r, JF_FLOW_IN))) ev->flags |= TREAD_FLOW_IN;
     if (get_bool(field(r, JF_FLOW_OUT))) ev->flags |= TREAD_FLOW_OUT;
     if (get_bool(field(r, JF_USE_ASYNC_TTS))) ev->flags |= TREAD_USE_ASYNC_TTS;

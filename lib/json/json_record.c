@@ -65,6 +65,7 @@ void json_record_reset(json_record *r, tread_json_section section, uint64_t offs
     r->tok.len = 0;
     memset(r->field, 0, sizeof r->field);
     r->cur_field = -1;
+    r->num_ok = r->cend_ok = 0;
     r->section = section;
     r->offset = offset;
 }

@@ -40,6 +40,21 @@ static const path_case cases[] = {
     {"duplicate keys", "[{\"name\":\"a\",\"name\":\"b\",\"ph\":\"B\",\"ph\":\"E\",\"ts\":1,\"ts\":2}]", 1, 0, 0},
     {"number forms", "[{\"ph\":\"C\",\"name\":\"c\",\"ts\":0,\"args\":{\"a\":-0,\"b\":1.5e+10,\"c\":2E-3,"
      "\"d\":-12.25,\"e\":0.5,\"f\":18446744073709552000,\"g\":1e400}}]", 1, 0, 0},
+    /* the fast path reads times and ids as numbers while it tokenizes
+     * them, and notes where top-level containers end: every shape, and
+     * duplicates whose later value is of another kind */
+    {"times and ids of every shape", "[{\"ph\":\"X\",\"name\":\"n\",\"ts\":15731275751.123,\"dur\":0.5,"
+     "\"tts\":-7,\"tdur\":1.2345,\"pid\":-3,\"tid\":1.5},"
+     "{\"ph\":\"X\",\"ts\":123456789012345,\"dur\":1234567890123456,\"tts\":0,\"tdur\":-0,\"pid\":0,\"tid\":2.0},"
+     "{\"ph\":\"X\",\"ts\":1e3,\"dur\":-0.001,\"tts\":0.000,\"pid\":12345678901234567890,\"tid\":2.50},"
+     "{\"ph\":\"i\",\"ts\":0.0001,\"pid\":1,\"pid\":\"s\",\"tid\":2,\"tid\":null,\"s\":\"t\"},"
+     "{\"ph\":\"X\",\"ts\":1,\"ts\":\"7\",\"dur\":2,\"dur\":[1],\"tts\":3,\"tts\":{},\"tdur\":4,\"tdur\":true},"
+     "{\"ph\":\"X\",\"ts\":999999999999999,\"dur\":-99999999999999.9,\"pid\":-0.0,\"tid\":1E2}]", 6, 0, 0},
+    {"containers and their duplicates", "[{\"ph\":\"C\",\"name\":\"c\",\"ts\":1,\"args\":{\"a\":1},\"args\":{\"b\":[2,{}]}},"
+     "{\"ph\":\"i\",\"name\":\"i\",\"ts\":1,\"args\":{\"a\":{\"b\":1}},\"args\":\"x\"},"
+     "{\"ph\":\"i\",\"name\":\"i\",\"ts\":1,\"args\":[],\"stack\":[1,2],\"stack\":null,\"estack\":[\"a\"]},"
+     "{\"ph\":\"n\",\"name\":\"n\",\"ts\":1,\"id2\":{\"local\":\"0x2\"},\"id2\":{\"global\":\"0x3\"},\"args\":{}},"
+     "{\"ph\":\"P\",\"ts\":2,\"stack\":[\"0x1\",\"0x2\"],\"args\":{\"x\":[[],[[]]]},\"estack\":[]}]", 5, 0, 0},
     {"utf-8 text", "[{\"ph\":\"i\",\"name\":\"\xc3\xa9t\xc3\xa9 \xe2\x9c\x93\",\"ts\":1,\"cat\":\"\xf0\x9f\x98\x80\"}]", 1, 0, 0},
     {"invalid utf-8 passes as bytes", "[{\"ph\":\"i\",\"name\":\"\xff\xfe\",\"ts\":1}]", 1, 0, 0},
     {"long strings", "[{\"ph\":\"i\",\"name\":\"0123456789abcdef0123456789abcdef0123456789abcdef\",\"ts\":1},"
