@@ -102,23 +102,82 @@ static inline const unsigned char *number_end(const unsigned char *p, const unsi
     return p < end ? p : (*cut = 1, NULL);
 }
 
-/* args_put_str for text inside the input: short strings are copied as one
- * 16-byte block when the input and the buffer have room for it, which
- * beats a memcpy call for the keys and names that make up most tokens. */
-static inline int put_text(tread_buf *b, unsigned type, const unsigned char *s, size_t n,
-                           const unsigned char *in_end)
+/* The digits at p (up to end) appended to *v (v = v * 10 + digit, modulo
+ * 2^64: the callers take at most 15 digits); where they stop. Eight
+ * bytes a step: times are 7 to 16 digits, and a digit loop costs ~8
+ * instructions a digit. */
+static inline const unsigned char *read_digits(const unsigned char *p, const unsigned char *end,
+                                               uint64_t *v)
 {
-    if (n <= 16 && in_end - s >= 16 && b->cap - b->len >= 6 + 16) {
-        unsigned char *o = b->data + b->len;
-        uint32_t n32 = (uint32_t)n;
-        o[0] = (unsigned char)type;
-        memcpy(o + 1, &n32, 4);
-        memcpy(o + 5, s, 16);
-        o[5 + n] = 0;
-        b->len += n + 6;
-        return 0;
+    uint64_t acc = *v;
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    static const uint64_t pow10[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                      100000000};
+    while (end - p >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        /* a byte is a digit when its high nibble is 3 before and after
+         * adding 6; a carry out of a non-digit byte (>= 0xfa) reaches
+         * only later bytes, so the first non-digit is found exactly */
+        const uint64_t f0 = 0xf0f0f0f0f0f0f0f0ull, t3 = 0x3030303030303030ull;
+        uint64_t bad = ((w & f0) ^ t3) | (((w + 0x0606060606060606ull) & f0) ^ t3);
+        unsigned k = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
+        if (k == 0)
+            break;
+        /* the k digits to the top bytes, zeros below them: the usual
+         * three multiplications make the 8-digit number */
+        uint64_t d = (w & 0x0f0f0f0f0f0f0f0full) << (8 * (8 - k));
+        d = (d * 10 + (d >> 8)) & 0x00ff00ff00ff00ffull;
+        d = (d * 100 + (d >> 16)) & 0x0000ffff0000ffffull;
+        d = (d * 10000 + (d >> 32)) & 0xffffffffull;
+        acc = acc * pow10[k] + d;
+        p += k;
+        if (k < 8) {
+            *v = acc;
+            return p;
+        }
     }
-    return args_put_str(b, type, s, n);
+#endif
+    while (p < end && is_digit(*p))
+        acc = acc * 10 + (unsigned)(*p++ - '0');
+    *v = acc;
+    return p;
+}
+
+/* json_field_lookup, with the keys nearly every event has (ph, ts, pid,
+ * tid, cat, dur, tts, name, args, tdur) told apart by one word compare
+ * each when four bytes can be read at k. */
+static inline int key_field(const unsigned char *k, size_t n, const unsigned char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define W4(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+    if (n >= 2 && n <= 4 && end - k >= 4) {
+        uint32_t w;
+        memcpy(&w, k, 4);
+        switch (n) {
+        case 2:
+            w &= 0xffff;
+            if (w == W4('t', 's', 0, 0)) return JF_TS;
+            if (w == W4('p', 'h', 0, 0)) return JF_PH;
+            break;
+        case 3:
+            w &= 0xffffff;
+            if (w == W4('p', 'i', 'd', 0)) return JF_PID;
+            if (w == W4('t', 'i', 'd', 0)) return JF_TID;
+            if (w == W4('c', 'a', 't', 0)) return JF_CAT;
+            if (w == W4('d', 'u', 'r', 0)) return JF_DUR;
+            if (w == W4('t', 't', 's', 0)) return JF_TTS;
+            break;
+        default:
+            if (w == W4('n', 'a', 'm', 'e')) return JF_NAME;
+            if (w == W4('a', 'r', 'g', 's')) return JF_ARGS;
+            if (w == W4('t', 'd', 'u', 'r')) return JF_TDUR;
+            break;
+        }
+    }
+#undef W4
+#endif
+    return json_field_lookup(k, n);
 }
 
 size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n, int *cut)
@@ -145,11 +204,48 @@ size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n, int *
         if (p == end)                               \
             return *cut = 1, 0;                     \
     } while (0)
-#define PUT(call)                           \
-    do {                                    \
-        if (call)                           \
-            return 0;                       \
+/* The tokens go out through a local cursor (od, olen, ocap), which the
+ * compiler keeps in registers: stores of token bytes could alias tok's
+ * members, so writing through tok would reload them after every byte.
+ * tok->len is set again before anything that may grow the buffer and
+ * when the record is done (a record handed to yajl starts over). */
+#define LOAD_OUT() (od = tok->data, olen = tok->len, ocap = tok->cap)
+#define PUT_TOK(type)                                   \
+    do {                                                \
+        if (olen < ocap) {                              \
+            od[olen++] = (unsigned char)(type);         \
+        } else {                                        \
+            tok->len = olen;                            \
+            if (args_put_tok(tok, (type)))              \
+                return 0;                               \
+            LOAD_OUT();                                 \
+        }                                               \
     } while (0)
+/* text inside the input: short strings go as one 16-byte block when the
+ * input and the buffer have room for it, which beats a memcpy call for
+ * the keys and names that make up most tokens */
+#define PUT_TEXT(type, str, n)                                                    \
+    do {                                                                          \
+        const unsigned char *s_ = (str);                                          \
+        size_t n_ = (n);                                                          \
+        if (n_ <= 16 && end - s_ >= 16 && ocap - olen >= 6 + 16) {                \
+            unsigned char *o_ = od + olen;                                        \
+            uint32_t n32_ = (uint32_t)n_;                                         \
+            o_[0] = (unsigned char)(type);                                        \
+            memcpy(o_ + 1, &n32_, 4);                                             \
+            memcpy(o_ + 5, s_, 16);                                               \
+            o_[5 + n_] = 0;                                                       \
+            olen += n_ + 6;                                                       \
+        } else {                                                                  \
+            tok->len = olen;                                                      \
+            if (args_put_str(tok, (type), s_, n_))                                \
+                return 0;                                                         \
+            LOAD_OUT();                                                           \
+        }                                                                         \
+    } while (0)
+    unsigned char *od;
+    size_t olen, ocap;
+    LOAD_OUT();
 
     WS();
     if (*p != '"')
@@ -163,20 +259,24 @@ key: /* p is at the key's opening quote */
         if (*q != '"' || (size_t)(q - k) > max_str)
             return 0;
         if (nest == 0)
-            field = json_field_lookup(k, (size_t)(q - k));
-        PUT(put_text(tok, TOK_KEY, k, (size_t)(q - k), end));
-        p = q + 1;
-        WS();
-        if (*p != ':')
-            return 0;
-        p++;
-        WS();
+            field = key_field(k, (size_t)(q - k), end);
+        PUT_TEXT(TOK_KEY, k, (size_t)(q - k));
+        if (end - q > 2 && q[1] == ':' && q[2] > ' ') {
+            p = q + 2; /* "key":value, as most writers put it */
+        } else {
+            p = q + 1;
+            WS();
+            if (*p != ':')
+                return 0;
+            p++;
+            WS();
+        }
     }
 
 value: /* p is at the value's first byte */
     vf = field;
     if (field >= 0) {
-        r->field[field] = tok->len + 1;
+        r->field[field] = olen + 1;
         field = -1;
     }
     switch (*p) {
@@ -186,7 +286,7 @@ value: /* p is at the value's first byte */
             return *cut = 1, 0;
         if (*q != '"' || (size_t)(q - v) > max_str)
             return 0;
-        PUT(put_text(tok, TOK_STR, v, (size_t)(q - v), end));
+        PUT_TEXT(TOK_STR, v, (size_t)(q - v));
         p = q + 1;
         break;
     }
@@ -196,7 +296,7 @@ value: /* p is at the value's first byte */
         if (nest == 0)
             cont_f = vf;
         stack[nest++] = 'm';
-        PUT(args_put_tok(tok, TOK_DICT_BEGIN));
+        PUT_TOK(TOK_DICT_BEGIN);
         p++;
         WS();
         if (*p == '"')
@@ -204,7 +304,7 @@ value: /* p is at the value's first byte */
         if (*p != '}')
             return 0;
         nest--;
-        PUT(args_put_tok(tok, TOK_DICT_END));
+        PUT_TOK(TOK_DICT_END);
         p++;
         goto closed;
     case '[':
@@ -213,13 +313,13 @@ value: /* p is at the value's first byte */
         if (nest == 0)
             cont_f = vf;
         stack[nest++] = 'a';
-        PUT(args_put_tok(tok, TOK_ARRAY_BEGIN));
+        PUT_TOK(TOK_ARRAY_BEGIN);
         p++;
         WS();
         if (*p != ']')
             goto value;
         nest--;
-        PUT(args_put_tok(tok, TOK_ARRAY_END));
+        PUT_TOK(TOK_ARRAY_END);
         p++;
         goto closed;
     case 't':
@@ -227,7 +327,7 @@ value: /* p is at the value's first byte */
             return *cut = 1, 0;
         if (memcmp(p, "true", 4) != 0)
             return 0;
-        PUT(args_put_tok(tok, TOK_TRUE));
+        PUT_TOK(TOK_TRUE);
         p += 4;
         break;
     case 'f':
@@ -235,7 +335,7 @@ value: /* p is at the value's first byte */
             return *cut = 1, 0;
         if (memcmp(p, "false", 5) != 0)
             return 0;
-        PUT(args_put_tok(tok, TOK_FALSE));
+        PUT_TOK(TOK_FALSE);
         p += 5;
         break;
     case 'n':
@@ -243,7 +343,7 @@ value: /* p is at the value's first byte */
             return *cut = 1, 0;
         if (memcmp(p, "null", 4) != 0)
             return 0;
-        PUT(args_put_tok(tok, TOK_NULL));
+        PUT_TOK(TOK_NULL);
         p += 4;
         break;
     default: {
@@ -256,13 +356,11 @@ value: /* p is at the value's first byte */
              * reading the text again. Other shapes: number_end. */
             const unsigned char *x = p + (*p == '-'), *d0 = x;
             uint64_t v = 0;
-            while (x < end && is_digit(*x))
-                v = v * 10 + (unsigned)(*x++ - '0');
+            x = read_digits(x, end, &v);
             size_t ni = (size_t)(x - d0), nf = 0;
             if (x < end && *x == '.') {
                 const unsigned char *f0 = ++x;
-                while (x < end && is_digit(*x))
-                    v = v * 10 + (unsigned)(*x++ - '0');
+                x = read_digits(x, end, &v);
                 nf = (size_t)(x - f0);
                 if (nf == 0 || nf > 3)
                     ni = 0; /* not this shape */
@@ -272,7 +370,7 @@ value: /* p is at the value's first byte */
                 r->num[vf] = *p == '-' ? -(int64_t)v : (int64_t)v;
                 r->num_frac[vf] = (unsigned char)nf;
                 r->num_ok |= 1u << vf;
-                r->num_at[vf] = tok->len + 1;
+                r->num_at[vf] = olen + 1;
                 q = x;
             }
         }
@@ -280,7 +378,7 @@ value: /* p is at the value's first byte */
             q = number_end(p, end, cut);
         if (!q || (size_t)(q - p) > max_str)
             return 0;
-        PUT(put_text(tok, TOK_NUM, p, (size_t)(q - p), end));
+        PUT_TEXT(TOK_NUM, p, (size_t)(q - p));
         p = q;
         break;
     }
@@ -290,7 +388,7 @@ value: /* p is at the value's first byte */
         if (nest == 0 && cont_f >= 0) {
             r->cend_ok |= 1u << cont_f;
             r->cend_at[cont_f] = r->field[cont_f];
-            r->cend[cont_f] = tok->len;
+            r->cend[cont_f] = olen;
             cont_f = -1;
         }
     }
@@ -311,22 +409,26 @@ value: /* p is at the value's first byte */
         }
         if (*p == '}' && in_map) {
             p++;
-            if (nest == 0)
+            if (nest == 0) {
+                tok->len = olen;
                 return (size_t)(p - s);
+            }
             nest--;
-            PUT(args_put_tok(tok, TOK_DICT_END));
+            PUT_TOK(TOK_DICT_END);
             goto closed;
         }
         if (*p == ']' && !in_map) {
             p++;
             nest--;
-            PUT(args_put_tok(tok, TOK_ARRAY_END));
+            PUT_TOK(TOK_ARRAY_END);
             goto closed;
         }
         return 0;
     }
 #undef WS
-#undef PUT
+#undef LOAD_OUT
+#undef PUT_TOK
+#undef PUT_TEXT
 }
 
 /* After a number at q (< end): 1 when what follows, up to the next value,
