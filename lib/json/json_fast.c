@@ -24,6 +24,12 @@ static const unsigned char str_stop[256] = {
  * records go to yajl. */
 #define FAST_MAX_NEST 64
 
+#if defined(__GNUC__)
+#define JS_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define JS_UNLIKELY(x) (x)
+#endif
+
 static inline int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 /* Where the plain text of the string starting at p stops: at its closing
@@ -197,12 +203,14 @@ size_t json_fast_record(json_decoder *d, const unsigned char *s, size_t n, int *
         max_nest = FAST_MAX_NEST;
 
 /* Every way out but the record's own '}' is "not plain": yajl decides. */
-#define WS()                                        \
-    do {                                            \
-        while (p < end && *p <= ' ' && json_is_ws(*p)) \
-            p++;                                    \
-        if (p == end)                               \
-            return *cut = 1, 0;                     \
+#define WS()                                                \
+    do {                                                    \
+        if (JS_UNLIKELY(p == end || *p <= ' ')) {           \
+            while (p < end && *p <= ' ' && json_is_ws(*p))  \
+                p++;                                        \
+            if (p == end)                                   \
+                return *cut = 1, 0;                         \
+        }                                                   \
     } while (0)
 /* The tokens go out through a local cursor (od, olen, ocap), which the
  * compiler keeps in registers: stores of token bytes could alias tok's
