@@ -153,8 +153,8 @@ int main(int argc, char **argv)
         js[k].read_inline = read_inline;
         js[k].decompress_inline = decompress_inline;
         js[k].zlib = zlib;
-        js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, cost);
-        js[k].end = k == jobs - 1 ? -1 : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1, cost);
+        js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, cost, 0);
+        js[k].end = k == jobs - 1 ? -1 : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1, cost, 0);
     }
     int started = 0;
     for (int k = 1; k < jobs; k++, started++)

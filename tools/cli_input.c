@@ -77,6 +77,8 @@ static int configure_parser(tread_parser *p, const cli_options *opt, int report)
     if (rc == 0 && opt->max_tracedat_meta_bytes > 0)
         rc = config_parser(p, TREAD_OPT_MAX_TRACEDAT_META_BYTES, opt->max_tracedat_meta_bytes,
                            "--max-tracedat-meta-bytes", report);
+    if (rc == 0 && opt->inline_inflate && !opt->single_thread)
+        rc = config_parser(p, TREAD_OPT_DECOMPRESS_THREAD, 0, "a byte range", report);
     if (rc == 0 && opt->single_thread) {
         rc = config_parser(p, TREAD_OPT_DECOMPRESS_THREAD, 0, "--single-thread", report);
         if (rc == 0)

@@ -48,6 +48,8 @@ typedef struct cli_options {
     int quiet;                /* -q: no warnings on stderr */
     int progress;             /* 1 auto, 0 --no-progress */
     int single_thread;        /* --single-thread: no helper threads */
+    int inline_inflate;       /* set by `tread stats` for its byte ranges of
+                                 a compressed file: no decompression thread */
 
     /* cat */
     int packets;              /* --packets: Perfetto packets via the walk */

@@ -78,11 +78,12 @@ static int report_parser(stats_run *sr, const cli_options *opt, const stats_coll
     return rc;
 }
 
-/* An FXT or JSON file in byte ranges on several threads (stats_ranges.h). */
-static int stats_in_ranges(stats_run *sr, const cli_options *opt, int n, uint64_t size)
+/* An FXT or JSON file (JSON gzip'd too) in byte ranges on several threads
+ * (stats_ranges.h). */
+static int stats_in_ranges(stats_run *sr, const cli_options *opt, const stats_plan *plan)
 {
     stats_ranges r;
-    int rc = stats_ranges_run(&r, opt, n, size);
+    int rc = stats_ranges_run(&r, opt, plan);
     if (rc == 0)
         rc = cli_strict_count(&r.diag, opt, r.st.warnings);
     if (rc != EXIT_USAGE) {
@@ -111,10 +112,10 @@ static int stats_in_ranges(stats_run *sr, const cli_options *opt, int n, uint64_
 
 static int stats_one(stats_run *sr, const cli_options *opt)
 {
-    uint64_t size = 0;
-    int n = stats_ranges_plan(opt, &size);
-    if (n > 1)
-        return stats_in_ranges(sr, opt, n, size);
+    stats_plan plan;
+    stats_ranges_plan(opt, &plan);
+    if (plan.n > 1)
+        return stats_in_ranges(sr, opt, &plan);
     stats_collector *c = malloc(sizeof *c);
     if (!c || stats_collector_init(c) != 0) {
         free(c);

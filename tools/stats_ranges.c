@@ -29,6 +29,12 @@ static int probe(const cli_options *opt, tread_format *f, tread_compression *c)
         if (n > 0 && tread_feed(p, buf, (size_t)n) != TREAD_STATUS_ERROR) {
             tread_stats st;
             tread_get_stats(p, &st);
+            /* a small compressed file: the decompressor may hold all of
+             * it until the end of input */
+            if (st.format == TREAD_FORMAT_UNKNOWN && st.compression != TREAD_COMPRESSION_NONE) {
+                (void)tread_finish(p);
+                tread_get_stats(p, &st);
+            }
             *f = st.format;
             *c = st.compression;
             ok = 1;
@@ -41,26 +47,65 @@ static int probe(const cli_options *opt, tread_format *f, tread_compression *c)
     return ok;
 }
 
-int stats_ranges_plan(const cli_options *opt, uint64_t *size)
+/* What a gzip file holds, from its last member's trailer (ISIZE: its
+ * size modulo 4 GiB), taken as the whole file's: exact for one member
+ * under 4 GiB, as gzip writes, and a guess otherwise, which only moves
+ * the cut: the ranges cover the input end to end wherever they are cut.
+ * ISIZE under the compressed size means it wrapped (JSON is never
+ * larger gzip'd), and 4 GiB is added until it is not; deflate expands at
+ * most 1032 times, so under 4 MiB nothing wraps. 0 when unreadable. */
+static uint64_t gzip_holds(const char *path, uint64_t file_size)
+{
+    unsigned char t[4];
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        return 0;
+    ssize_t n = file_size >= 18 ? pread(fd, t, 4, (off_t)(file_size - 4)) : -1;
+    close(fd);
+    if (n != 4)
+        return 0;
+    uint64_t isize = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+                     (uint64_t)t[3] << 24;
+    if (file_size >= (4u << 20))
+        while (isize < file_size)
+            isize += 1ull << 32;
+    return isize;
+}
+
+void stats_ranges_plan(const cli_options *opt, stats_plan *plan)
 {
     struct stat sb;
+    memset(plan, 0, sizeof *plan);
+    plan->n = 1;
     if (opt->jobs == 1 || opt->single_thread || strcmp(opt->path, "-") == 0 ||
         stat(opt->path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
-        return 1;
-    *size = (uint64_t)sb.st_size;
+        return;
+    tread_format f;
+    tread_compression c;
+    if (!probe(opt, &f, &c))
+        return;
+    if (c == TREAD_COMPRESSION_NONE && (f == TREAD_FORMAT_FXT || f == TREAD_FORMAT_JSON)) {
+        plan->size = (uint64_t)sb.st_size;
+    } else if (c == TREAD_COMPRESSION_GZIP && f == TREAD_FORMAT_JSON) {
+        plan->size = gzip_holds(opt->path, (uint64_t)sb.st_size);
+        plan->inflate_cost = RANGE_CUTS_GZIP_INFLATE_COST;
+        plan->compressed = 1;
+        if (!plan->size)
+            return;
+    } else {
+        return;
+    }
+    plan->prefix_cost = f == TREAD_FORMAT_JSON ? RANGE_CUTS_JSON_PREFIX_COST
+                                               : RANGE_CUTS_FXT_PREFIX_COST;
     int n = (int)opt->jobs;
     if (n == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        if (*size < STATS_RANGES_MIN_BYTES || cpus < 2)
-            return 1;
+        if (plan->size < STATS_RANGES_MIN_BYTES || cpus < 2)
+            return;
         n = cpus < STATS_RANGES_AUTO_MAX ? (int)cpus : STATS_RANGES_AUTO_MAX;
     }
-    tread_format f;
-    tread_compression c;
-    if (n < 2 || !probe(opt, &f, &c) || c != TREAD_COMPRESSION_NONE ||
-        (f != TREAD_FORMAT_FXT && f != TREAD_FORMAT_JSON))
-        return 1;
-    return n;
+    if (n >= 2)
+        plan->n = n;
 }
 
 typedef struct range_job {
@@ -141,8 +186,9 @@ static void add_stats(tread_stats *sum, const tread_stats *s)
     sum->fast_records += s->fast_records;
 }
 
-int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t size)
+int stats_ranges_run(stats_ranges *r, const cli_options *opt, const stats_plan *plan)
 {
+    const int n = plan->n;
     memset(r, 0, sizeof *r);
     diag_init(&r->diag, opt->quiet);
     r->cols = calloc((size_t)n, sizeof *r->cols);
@@ -151,10 +197,12 @@ int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t si
     pthread_t *th = calloc((size_t)n, sizeof *th);
     int *started = calloc((size_t)n, sizeof *started);
     int rc = 0;
-    tread_format f = TREAD_FORMAT_FXT;
-    tread_compression c;
-    double cost = probe(opt, &f, &c) && f == TREAD_FORMAT_JSON ? RANGE_CUTS_JSON_PREFIX_COST
-                                                                : RANGE_CUTS_FXT_PREFIX_COST;
+    /* a compressed file: each range inflates on its own thread, which
+     * two threads a range would only share */
+    cli_options ropt = *opt;
+    if (plan->compressed)
+        ropt.inline_inflate = 1;
+    opt = &ropt;
     if (!r->cols || !r->ins || !jobs || !th || !started)
         goto nomem;
     for (int i = 0; i < n; i++) {
@@ -162,13 +210,13 @@ int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t si
             goto nomem;
         r->n = i + 1;
         r->cols[i].keep_underflows = i > 0;
-        uint64_t b = range_cut_at(size, n, i, cost);
-        uint64_t e = range_cut_at(size, n, i + 1, cost);
+        uint64_t b = range_cut_at(plan->size, n, i, plan->prefix_cost, plan->inflate_cost);
+        uint64_t e = range_cut_at(plan->size, n, i + 1, plan->prefix_cost, plan->inflate_cost);
         jobs[i] = (range_job){r, opt, i, (int64_t)b, i == n - 1 ? -1 : (int64_t)e, i == n - 1, 0};
     }
     if (getenv("TREAD_STATS_TRACE_RANGES")) /* tread(1), ENVIRONMENT */
-        fprintf(stderr, "tread: stats: %d byte ranges of %llu bytes\n", n,
-                (unsigned long long)size);
+        fprintf(stderr, "tread: stats: %d byte ranges of %llu bytes%s\n", n,
+                (unsigned long long)plan->size, plan->compressed ? " (decompressed)" : "");
     /* the last range reads the whole file: it drives the progress bar, on
      * this thread */
     for (int i = 0; i < n - 1; i++)

@@ -1,6 +1,6 @@
 /*
  * stats_ranges: `tread stats` on several threads. An uncompressed FXT or
- * JSON file is cut into N byte ranges (TREAD_OPT_RANGE_BEGIN/END), each read by
+ * JSON file, or a gzip'd JSON file, is cut into N byte ranges (TREAD_OPT_RANGE_BEGIN/END), each read by
  * a parser and a stats collector of its own on a thread of its own; the
  * collectors are merged in order (stats_merge.h), the library's stats and
  * format counters added up, and each range's warnings and errors printed
@@ -35,14 +35,24 @@ typedef struct stats_ranges {
     int opened;                 /* the file was opened: there is a report */
 } stats_ranges;
 
-/* How many ranges to read opt->path in: 1 (one pass, as always) unless
- * it is a regular file of FXT or JSON, uncompressed, and --jobs or its size and
- * the CPUs online say more. */
-int stats_ranges_plan(const cli_options *opt, uint64_t *size);
+/* How a file is read: in how many ranges, cut where. */
+typedef struct stats_plan {
+    int n;                  /* ranges; 1: one pass, as always */
+    uint64_t size;          /* the bytes the ranges cut: the file's, or
+                               what a gzip file holds (stats_ranges.c) */
+    double prefix_cost;     /* range_cuts.h */
+    double inflate_cost;
+    int compressed;         /* each range inflates on its own thread */
+} stats_plan;
 
-/* Reads the n ranges of a file of size bytes and merges them into r.
- * Returns 0, EXIT_INPUT_ERROR or EXIT_USAGE as cli_input_run does. */
-int stats_ranges_run(stats_ranges *r, const cli_options *opt, int n, uint64_t size);
+/* How to read opt->path: one pass (plan->n 1, as always) unless it is a
+ * regular file of FXT or JSON, uncompressed, or JSON in gzip, and --jobs
+ * or its size and the CPUs online say more. */
+void stats_ranges_plan(const cli_options *opt, stats_plan *plan);
+
+/* Reads the ranges of the plan and merges them into r. Returns 0,
+ * EXIT_INPUT_ERROR or EXIT_USAGE as cli_input_run does. */
+int stats_ranges_run(stats_ranges *r, const cli_options *opt, const stats_plan *plan);
 
 void stats_ranges_free(stats_ranges *r);
 

@@ -779,7 +779,9 @@ static tread_status finish_input(tread_parser *p)
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
         p->dz_truncation_reported = 1;
-        if (!tread_dz_complete(&p->dz))
+        /* a range that ended in what was held back stopped inflating
+         * there: the rest of the stream is the next range's */
+        if (!p->range_done && !tread_dz_complete(&p->dz))
             tread__warn(p, TREAD_WARN_COMPRESSED_TRUNCATED, p->dec_offset,
                         "the %s stream ends early (cut off?): decoded what arrived",
                         tread_compression_name(p->stats.compression));

@@ -2,8 +2,8 @@
 # tread stats --jobs N: an FXT or JSON file read as N byte ranges on N
 # threads must print exactly what one pass prints (report, warnings and
 # errors on stderr, exit status), text (N = 2, 7) and --json (N = 3; the
-# malformed files: text, N = 7); other input, and compressed FXT or JSON,
-# are read in one pass. Inputs: the FXT and JSON fuzz seeds (fxt made by
+# malformed files: text, N = 7), gzip'd JSON too (N = 2, 3, 7); other
+# input, and compressed FXT, are read in one pass. Inputs: the FXT and JSON fuzz seeds (fxt made by
 # fuzz/fxt_seeds.py), the JSON test data, and the FXT and uncompressed
 # JSON corpus where ../shared is present.
 . "$(dirname "$0")/common.sh"
@@ -77,7 +77,7 @@ else
     pass "a small file: one pass by default"
 fi
 
-# Compressed, or not FXT or JSON: one pass, the same report.
+# Not FXT or JSON, or compressed FXT: one pass, the same report.
 cpuprofile="$top_srcdir/fuzz/seeds/json/cpuprofile_small.cpuprofile"
 TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 2 on a .cpuprofile" \
     "$TREAD" stats -j 2 "$cpuprofile"
@@ -85,12 +85,48 @@ if grep -q 'byte ranges' "$tmp/err"; then fail ".cpuprofile read in ranges"; els
 same "$cpuprofile" 2
 if have gzip; then
     gzip -c "$seed" >"$tmp/seed.fxt.gz"
+    TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 2 on all_records.fxt.gz" \
+        "$TREAD" stats -j 2 "$tmp/seed.fxt.gz"
+    if grep -q 'byte ranges' "$tmp/err"; then fail ".fxt.gz read in ranges"; else pass ".fxt.gz: one pass"; fi
     same "$tmp/seed.fxt.gz" 2
+
+    # gzip'd JSON is read in ranges, each inflating what comes before it
+    # (cut where the gzip trailer says, which may be wrong: the ranges
+    # cover the input wherever they are cut)
     gzip -c "$DATA/small.json" >"$tmp/small.json.gz"
     TREAD_STATS_TRACE_RANGES=1 expect_status 0 "stats -j 2 on small.json.gz" \
         "$TREAD" stats -j 2 "$tmp/small.json.gz"
-    if grep -q 'byte ranges' "$tmp/err"; then fail ".json.gz read in ranges"; else pass ".json.gz: one pass"; fi
-    same "$tmp/small.json.gz" 2
+    contains "$tmp/err" '^tread: stats: 2 byte ranges of [0-9]* bytes [(]decompressed[)]' ".json.gz: two ranges"
+    m=0
+    for f in $files; do
+        case $f in *.json) ;; *) continue ;; esac
+        gzip -c "$f" >"$tmp/one.json.gz"
+        same "$tmp/one.json.gz" "2 3"
+        m=$((m + 1))
+    done
+    [ "$m" -ge 40 ] || fail "only $m gzip'd JSON files"
+    # 3,000 slices and counters on 3 threads, ~190 KB: the cuts below fall
+    # inside records
+    big="$tmp/big.json"
+    awk 'BEGIN { printf "{\"traceEvents\":[";
+        for (i = 0; i < 1000; i++)
+            printf "%s{\"ph\":\"B\",\"name\":\"s%d\",\"ts\":%d,\"pid\":1,\"tid\":%d,\"args\":{\"i\":%d}},{\"ph\":\"E\",\"ts\":%d.5,\"pid\":1,\"tid\":%d},{\"ph\":\"C\",\"name\":\"c\",\"ts\":%d,\"pid\":1,\"args\":{\"v\":%d}}", (i ? "," : ""), i % 7, i, i % 3, i, i, i % 3, i, i * 3;
+        printf "]}\n" }' >"$big"
+    # two members (the trailer holds the second's size only)
+    { gzip -c "$big"; printf ',' | gzip -c; gzip -c "$DATA/small.json"; } >"$tmp/members.json.gz"
+    same "$tmp/members.json.gz" "2 3 7"
+    # cut short (the last range alone reaches the cut), a damaged CRC (an
+    # error every range meets), bytes after the last member
+    gzip -c "$big" >"$tmp/whole.json.gz"
+    size=$(wc -c <"$tmp/whole.json.gz")
+    head -c $((size * 2 / 3)) "$tmp/whole.json.gz" >"$tmp/cut.json.gz"
+    same "$tmp/cut.json.gz" "2 7"
+    head -c $((size - 8)) "$tmp/whole.json.gz" >"$tmp/crc.json.gz"
+    printf '\001\002\003\004' >>"$tmp/crc.json.gz"
+    tail -c 4 "$tmp/whole.json.gz" >>"$tmp/crc.json.gz"
+    same "$tmp/crc.json.gz" "2 7"
+    { cat "$tmp/whole.json.gz"; printf 'garbage'; } >"$tmp/tail.json.gz"
+    same "$tmp/tail.json.gz" "2 7"
 fi
 
 expect_status 2 "-j 0 refused" "$TREAD" stats -j 0 "$seed"
