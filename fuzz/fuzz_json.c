@@ -10,12 +10,16 @@
  * (not .cpuprofile) is read again as two byte ranges cut at a random
  * offset, chunked and paused, which must give between them what the
  * whole gives: every callback in order, and the whole's error from the
- * first range that fails (doc/formats/json.md, "Byte ranges").
+ * first range that fails (doc/formats/json.md, "Byte ranges"). A
+ * quarter of those inputs is read as two ranges once more, gzip'd and
+ * inflated by the parser (on its thread or inline), as `tread stats`
+ * reads a .json.gz: the same must come out.
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include <tread.h>
+#include <zlib.h>
 
 #include "harness.h"
 
@@ -45,6 +49,28 @@ static void draw_options(json_options *o, fuzz_rng *r)
     o->max_profile_nodes = fuzz_rng_below(r, 2) ? 16 + (int64_t)fuzz_rng_below(r, 64) : 0;
 }
 
+/* data gzip'd into a malloc'd buffer (*out_len), or NULL. */
+static unsigned char *gzip_of(const uint8_t *data, size_t size, size_t *out_len)
+{
+    z_stream z = {0};
+    if (deflateInit2(&z, 1, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return NULL;
+    size_t cap = deflateBound(&z, (uLong)size) + 32;
+    unsigned char *out = malloc(cap);
+    z.next_in = (Bytef *)(uintptr_t)data;
+    z.avail_in = (uInt)size;
+    z.next_out = out;
+    z.avail_out = (uInt)cap;
+    if (!out || deflate(&z, Z_FINISH) != Z_STREAM_END) {
+        deflateEnd(&z);
+        free(out);
+        return NULL;
+    }
+    *out_len = cap - z.avail_out;
+    deflateEnd(&z);
+    return out;
+}
+
 static tread_parser *new_parser(const json_options *o, int fast)
 {
     tread_parser *p = tread_parser_create(NULL);
@@ -69,6 +95,9 @@ static tread_parser *new_parser(const json_options *o, int fast)
         fuzz_fail("tread_config rejects JSON_FAST_PATH");
     return p;
 }
+
+static void check_ranges(const json_options *o, const fuzz_outcome *whole, const uint8_t *data,
+                         size_t size, uint64_t cut, int gzipped, int inline_inflate);
 
 __attribute__((visibility("default")))
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -99,15 +128,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (o.format != TREAD_FORMAT_JSON)
         return 0;
 
-    /* Byte ranges [0, cut) and [cut, end): the digest of the second goes
-     * on from the first's */
     uint64_t cut = fuzz_rng_below(&r, (uint64_t)size + 9);
+    check_ranges(&o, &out[0], data, size, cut, 0, 0);
+    if (fuzz_rng_below(&r, 4) == 0) {
+        size_t gn = 0;
+        unsigned char *gz = gzip_of(data, size, &gn);
+        if (gz)
+            check_ranges(&o, &out[0], gz, gn, cut, 1, (int)fuzz_rng_below(&r, 2));
+        free(gz);
+    }
+    return 0;
+}
+
+/* Byte ranges [0, cut) and [cut, end) of data (gzip'd: the whole's bytes
+ * deflated, inflated by the parser, inline or on its thread) against the
+ * whole run: the digest of the second range goes on from the first's. */
+static void check_ranges(const json_options *o, const fuzz_outcome *whole, const uint8_t *data,
+                         size_t size, uint64_t cut, int gzipped, int inline_inflate)
+{
+    const fuzz_outcome *out = whole;
     fuzz_outcome part[2];
     for (int i = 0; i < 2; i++) {
-        fuzz_plan plan = {1, SIZE_MAX, 0, o.format, i ? part[0].digest : 0};
-        tread_parser *p = new_parser(&o, o.stressed_fast);
+        fuzz_plan plan = {1, SIZE_MAX, 0, o->format, i ? part[0].digest : 0};
+        tread_parser *p = new_parser(o, o->stressed_fast);
         if (tread_config(p, i ? TREAD_OPT_RANGE_BEGIN : TREAD_OPT_RANGE_END, (int64_t)cut) != 0)
             fuzz_fail("tread_config rejects a byte range");
+        if (gzipped && (tread_config(p, TREAD_OPT_DECOMPRESS, 1) != 0 ||
+                        tread_config(p, TREAD_OPT_DECOMPRESS_THREAD, !inline_inflate) != 0))
+            fuzz_fail("tread_config rejects DECOMPRESS or DECOMPRESS_THREAD");
         fuzz_run(p, &plan, data, size, &part[i]);
         tread_parser_free(p);
         if (part[0].status == TREAD_STATUS_ERROR)
@@ -124,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t records = part[0].records + (last ? part[1].records : 0);
     uint64_t warnings = part[0].warnings + (last ? part[1].warnings : 0);
     if (events != out[0].events || records != out[0].records ||
-        (o.max_warnings < 0 && (warnings != out[0].warnings || part[last].digest != out[0].digest)))
-        fuzz_fail("byte ranges: the two ranges do not add up to the whole");
-    return 0;
+        (o->max_warnings < 0 && (warnings != out[0].warnings || part[last].digest != out[0].digest)))
+        fuzz_fail(gzipped ? "byte ranges of the gzip'd input: the two ranges do not add up to the whole"
+                          : "byte ranges: the two ranges do not add up to the whole");
 }
