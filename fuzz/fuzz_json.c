@@ -16,6 +16,7 @@
  * reads a .json.gz: the same must come out.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <tread.h>
@@ -148,6 +149,13 @@ static void check_ranges(const json_options *o, const fuzz_outcome *whole, const
 {
     const fuzz_outcome *out = whole;
     fuzz_outcome part[2];
+    if (getenv("TREAD_FUZZ_VERBOSE"))
+        fprintf(stderr, "fuzz: byte ranges cut at %llu%s%s; max_event_bytes %lld, max_depth %lld, "
+                        "max_string_bytes %lld, strict %d, fast %d\n",
+                (unsigned long long)cut, gzipped ? ", gzip'd" : "",
+                gzipped ? (inline_inflate ? ", inline" : ", threaded") : "",
+                (long long)o->max_event_bytes, (long long)o->max_depth,
+                (long long)o->max_string_bytes, o->strict, o->stressed_fast);
     for (int i = 0; i < 2; i++) {
         fuzz_plan plan = {1, SIZE_MAX, 0, o->format, i ? part[0].digest : 0};
         tread_parser *p = new_parser(o, o->stressed_fast);

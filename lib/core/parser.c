@@ -755,6 +755,8 @@ static tread_status finish_input(tread_parser *p)
     if (p->range_end <= p->range_begin)
         p->range_done = 1; /* an empty range: nothing begins in it */
     if (p->range_done) { /* the rest of the input is another range's */
+        if (p->stop_requested) /* asked for as the range ended (resume) */
+            return pause_with(p, TREAD_STATUS_OK);
         p->state = P_FINISHED;
         return TREAD_STATUS_OK;
     }
@@ -791,7 +793,12 @@ static tread_status finish_input(tread_parser *p)
         if (st != TREAD_STATUS_OK)
             return pause_with(p, st);
     }
-    if (p->range_done) { /* the range ended in the bytes held for sniffing */
+    if (p->range_done) {
+        /* the range ended in the bytes held for sniffing, or in what the
+         * decompressor held back: a stop asked for on the way pauses
+         * (resuming then finishes at once); fuzz_json found it lost */
+        if (p->stop_requested)
+            return pause_with(p, TREAD_STATUS_OK);
         p->state = P_FINISHED;
         p->pause_in_finish = 0;
         return TREAD_STATUS_OK;

@@ -63,7 +63,11 @@ static void *fd_create(tread_parser *p)
         fd_destroy(d);
         return NULL;
     }
-    d->range_mark = p->in_prefix ? p->range_begin : p->range_end;
+    /* a nested decoder must not begin or end the container's range
+     * (fuzz_json: an FXT sub-trace in the prefix ended the JSON range at
+     * its end: fuzz/seeds/json/regress_range_nested_fxt) */
+    d->nested = p->dec != NULL;
+    d->range_mark = d->nested ? UINT64_MAX : p->in_prefix ? p->range_begin : p->range_end;
     return d;
 }
 
@@ -335,7 +339,7 @@ static tread_status fd_finish(void *dec)
     fxt_decoder *d = dec;
     if (d->finished)
         return TREAD_STATUS_OK;
-    if (d->p->range_done || d->p->in_prefix) {
+    if (!d->nested && (d->p->range_done || d->p->in_prefix)) {
         /* a record cut at the end began in an earlier range: its own; a
          * range still before its beginning holds nothing of the end (it
          * ends there: the forced format's warning is not its) */

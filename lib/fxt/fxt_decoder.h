@@ -100,6 +100,9 @@ typedef struct fxt_decoder {
     /* byte ranges (TREAD_OPT_RANGE_*): the next offset where the range
      * begins or ends (UINT64_MAX: none) */
     uint64_t range_mark;
+    int nested;             /* a sub-trace of another decoder (a JSON
+                               trace's systemTraceEvents): the byte range
+                               is the container's, never this one's */
     fxt_counters c;
 } fxt_decoder;
 

@@ -459,6 +459,26 @@ static void test_nested_json(void)
     CHECK_EQ_INT(mismatches, 0);
 }
 
+/* An FXT sub-trace (its magic record, then a record cut short) in
+ * systemTraceEvents: a nested decoder must not begin or end the JSON
+ * trace's range. Before the fix, a range beginning after it ended at its
+ * end, and the records and the syntax error after it were no range's
+ * (fuzz_json; fuzz/seeds/json/regress_range_nested_fxt). */
+static void test_nested_fxt(void)
+{
+    static const char doc[] =
+        "{\"traceEvents\":[" REC_B "],\"systemTraceEvents\":"
+        "\"\\u0010\\u0000\\u0004FxT\\u0016\\u0000\\u0010\",\"z\":[" REC_C "," REC_B "]}";
+    check_doc("nested fxt", doc, sizeof doc - 1, 1, 3, "truncated_event off=8");
+    /* the finding's own bytes: raw control bytes in the string, then bad
+     * syntax (the whole fails at the "[," near the end) */
+    static const char raw[] =
+        "{\"\":\"\",\"\":{\"\":\"\",\"\":[1,{\"\":null}]},\"\":{\"\":{\"\":\"\"}},\"\":[{\"\":\"\",\"\":2}],"
+        "\"\":\"\",\"\":[{\"\":\"\",\"\":2}],\"systemTraceEvents\":\"\x10\x00\x04" "FxT\x16\x00\",\"\":[,t";
+    check_doc("nested fxt raw", raw, sizeof raw - 1, 1, 0, "status=");
+    CHECK_EQ_INT(mismatches, 0);
+}
+
 /* A range past the end of input never begins: no events, no stats and no
  * format counters, not those of the prefix it read (the sub-trace's
  * ftrace counters here; found in session 19). */
@@ -490,6 +510,7 @@ int main(void)
 {
     test_range_past_end();
     test_nested_json();
+    test_nested_fxt();
     test_scanner_paths();
     test_forms();
     test_final_word();
