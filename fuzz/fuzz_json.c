@@ -179,6 +179,14 @@ static void check_ranges(const json_options *o, const fuzz_outcome *whole, const
     uint64_t events = part[0].events + (last ? part[1].events : 0);
     uint64_t records = part[0].records + (last ? part[1].records : 0);
     uint64_t warnings = part[0].warnings + (last ? part[1].warnings : 0);
+    if (getenv("TREAD_FUZZ_VERBOSE"))
+        fprintf(stderr, "fuzz: whole %llu events %llu records %llu warnings; ranges %llu+%llu, "
+                        "%llu+%llu, %llu+%llu\n",
+                (unsigned long long)out[0].events, (unsigned long long)out[0].records,
+                (unsigned long long)out[0].warnings, (unsigned long long)part[0].events,
+                (unsigned long long)(last ? part[1].events : 0), (unsigned long long)part[0].records,
+                (unsigned long long)(last ? part[1].records : 0), (unsigned long long)part[0].warnings,
+                (unsigned long long)(last ? part[1].warnings : 0));
     if (events != out[0].events || records != out[0].records ||
         (o->max_warnings < 0 && (warnings != out[0].warnings || part[last].digest != out[0].digest)))
         fuzz_fail(gzipped ? "byte ranges of the gzip'd input: the two ranges do not add up to the whole"

@@ -342,6 +342,13 @@ static tread_status run_decoder(tread_parser *p, const unsigned char *d, size_t 
                                 size_t *consumed)
 {
     *consumed = n;
+    /* past the range's end the rest is the next range's: resuming must
+     * not hand the decoder the sniffed bytes or the piece it stopped in
+     * (fuzz_json: a gzip'd range paused in its sniffed bytes decoded on
+     * past its end). A call with no bytes still lets the decoder finish
+     * the record it stopped inside. */
+    if (p->range_done && n)
+        return TREAD_STATUS_OK;
     tread_status st = p->dec_ops->feed(p->dec, d, n, consumed);
     p->dec_offset += *consumed;
     if (st == TREAD_STATUS_ERROR)
