@@ -201,8 +201,10 @@ static void walk_args(run_state *st, const tread_args *a, int is_dict)
  * systrace block is ftrace text or JSON. */
 static int is_sub_trace_format(tread_format container, tread_format f)
 {
-    if (container == TREAD_FORMAT_JSON)
-        return f == TREAD_FORMAT_FTRACE || f == TREAD_FORMAT_CPUPROFILE;
+    if (container == TREAD_FORMAT_JSON) /* systemTraceEvents: whatever the
+                                           string holds (doc/formats/json.md;
+                                           an FXT one: regress_sub_trace_fxt) */
+        return f != TREAD_FORMAT_UNKNOWN;
     if (container == TREAD_FORMAT_SYSTRACE)
         return f == TREAD_FORMAT_FTRACE || f == TREAD_FORMAT_JSON || f == TREAD_FORMAT_CPUPROFILE;
     return 0;
