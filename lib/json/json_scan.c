@@ -20,7 +20,8 @@ void json_scan_start(json_scan *s, unsigned char *stack, size_t stack_max, int h
     s->stack_max = stack_max;
     s->had_value = had_value;
 #ifdef JS_AVX2
-    s->avx2 = !portable && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
+    s->avx2 = !portable && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul") &&
+              __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
 #endif
 }
 
@@ -106,12 +107,18 @@ static inline void masks_sse2(const unsigned char *p, uint64_t *q, uint64_t *bs,
     *pc = ~0ull; /* every byte may be 'P' or 'C': a mask costs more than it saves here */
 }
 
+/* The most bytes a skim goes without an element beginning: what the exact
+ * scan may read again after it (json_scan_blocks.h). */
+#define JS_SKIM_SPAN 4096
+
 #define JS_NAME scan_blocks_sse2
+#define JS_SKIM_NAME skim_blocks_sse2
 #define JS_TARGET
 #define JS_MASKS(p, q, bs, st, pc) masks_sse2(p, &q, &bs, &st, &pc)
 #define JS_PXOR prefix_xor
 #include "json/json_scan_blocks.h"
 #undef JS_NAME
+#undef JS_SKIM_NAME
 #undef JS_TARGET
 #undef JS_MASKS
 #undef JS_PXOR
@@ -119,7 +126,7 @@ static inline void masks_sse2(const unsigned char *p, uint64_t *q, uint64_t *bs,
 #ifdef JS_AVX2
 /* The same 32 bytes a vector, and the prefix XOR as one carry-less
  * multiplication, where the CPU has them (checked at run time). */
-#define JS_AVX2_TARGET __attribute__((target("avx2,pclmul")))
+#define JS_AVX2_TARGET __attribute__((target("avx2,pclmul,bmi,bmi2")))
 JS_AVX2_TARGET static inline void masks_avx2(const unsigned char *p, uint64_t *q, uint64_t *bs,
                                              uint64_t *st, uint64_t *pc)
 {
@@ -154,11 +161,13 @@ JS_AVX2_TARGET static inline uint64_t prefix_xor_clmul(uint64_t x)
 }
 
 #define JS_NAME scan_blocks_avx2
+#define JS_SKIM_NAME skim_blocks_avx2
 #define JS_TARGET JS_AVX2_TARGET
 #define JS_MASKS(p, q, bs, st, pc) masks_avx2(p, &q, &bs, &st, &pc)
 #define JS_PXOR prefix_xor_clmul
 #include "json/json_scan_blocks.h"
 #undef JS_NAME
+#undef JS_SKIM_NAME
 #undef JS_TARGET
 #undef JS_MASKS
 #undef JS_PXOR
@@ -178,6 +187,19 @@ int json_scan_run(json_scan *s, const unsigned char *data, size_t n, size_t *pi,
     while (i < n) {
 #ifdef JS_SSE2
         if (s->elem == JS_CONTAINER && !s->in_str && !s->comment && !s->portable && n - i >= 64) {
+            if (!s->marked && off + i >= s->skim_after && off + i + 64 <= begin) {
+                size_t at;
+#ifdef JS_AVX2
+                if (s->avx2)
+                    at = skim_blocks_avx2(s, data, n, i, off, begin);
+                else
+#endif
+                    at = skim_blocks_sse2(s, data, n, i, off, begin);
+                if (at != i) {
+                    i = at; /* between two elements (or where it began) */
+                    continue;
+                }
+            }
             int ended = 0;
 #ifdef JS_AVX2
             if (s->avx2)

@@ -5,6 +5,10 @@
  * comments and nesting, without decoding a value, until an element begins
  * at or after the range's start (the range's footing) or the array ends.
  *
+ * Blocks wholly before the range's start are skimmed for the nesting
+ * depth alone (json_scan_blocks.h), the exact scan below taking over from
+ * the last element's start where anything needs it.
+ *
  * Inside an element it reads 64 bytes a step with SSE2 or AVX2 (x86_64):
  * quote, backslash and bracket masks (with AVX2 also 'P'/'C', so that
  * only strings that may be profile markers are looked at), escaped quotes
@@ -48,6 +52,7 @@ typedef struct json_scan {
     int had_before;         /* had_value before the current element */
     uint64_t elem_start;    /* offset of the current element's first byte */
     uint64_t str_start;     /* offset of the current string's opening quote */
+    uint64_t skim_after;    /* no skim before this offset (json_scan_blocks.h) */
     int portable;           /* 1: byte at a time only (tests) */
     int avx2;               /* the blocks with AVX2 and PCLMUL */
 } json_scan;

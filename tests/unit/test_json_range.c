@@ -446,6 +446,147 @@ static void test_scanner_paths(void)
     free(doc);
 }
 
+/* The scanner's state where a call returns (a chunk's end, a footing, the
+ * array's end), folded into a digest: what the byte loop knows at every
+ * chunk end the block paths must know too, including the containers open
+ * (the skim keeps no stack of its own and must put it back). Not whether
+ * the element is marked: the blocks assume a marker where a candidate
+ * string runs past the bytes at hand, the byte loop waits for its end. */
+static uint64_t scan_state(const json_scan *s, int ev, size_t i, uint64_t off)
+{
+    uint64_t h = (uint64_t)ev * 1000003u + off + i;
+    h = h * 31 + (uint64_t)s->elem;
+    h = h * 31 + (uint64_t)s->in_str * 2 + (uint64_t)s->esc;
+    h = h * 31 + (uint64_t)s->comment;
+    h = h * 31 + (uint64_t)s->had_value;
+    if (s->elem != JS_GAP) {
+        h = h * 31 + s->elem_start;
+        h = h * 31 + (uint64_t)s->had_before;
+    }
+    if (s->in_str)
+        h = h * 31 + s->str_start;
+    if (s->elem == JS_CONTAINER) {
+        h = h * 31 + s->nest;
+        for (uint64_t k = 0; k < s->nest && k < s->stack_max; k++)
+            h = h * 31 + s->stack[k];
+    }
+    return h;
+}
+
+/* The skim (blocks read for their depth alone, json_scan_blocks.h) and
+ * the exact blocks against the byte loop, fed in chunks of every size
+ * from 1 byte to 5000: records without markers (where the skim runs),
+ * elements longer than the skim's span, deep nesting, scalars and
+ * strings between the records, comments, escapes and markers now and
+ * then; each with the footing at the end of input, in the middle, and
+ * near the start. */
+static void test_scanner_chunks(void)
+{
+    size_t cap = 1 << 17, len = 0;
+    char *doc = malloc(cap);
+    char big[6000];
+    size_t bl = 0;
+    bl += (size_t)sprintf(big + bl, "{\"ph\":\"X\",\"args\":{\"deep\":");
+    for (int k = 0; k < 40; k++)
+        big[bl++] = k % 3 ? '[' : '{', bl += k % 3 ? 0 : (size_t)sprintf(big + bl, "\"k\":");
+    while (bl < 5000)
+        bl += (size_t)sprintf(big + bl, "\"pad\\\"}]\",");
+    bl += (size_t)sprintf(big + bl, "0");
+    for (int k = 39; k >= 0; k--)
+        big[bl++] = k % 3 ? ']' : '}';
+    bl += (size_t)sprintf(big + bl, "}}");
+    big[bl] = 0;
+    static const char *plain[] = {
+        "{\"ph\":\"X\",\"name\":\"draw\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1,\"args\":{\"a\":[1,{\"b\":2}]}}",
+        "{\"ph\":\"B\",\"name\":\"a]b}c\",\"ts\":3,\"pid\":1,\"tid\":2}",
+        "[1,[2,[3]],{\"x\":{}}]",
+        REC_B,
+        REC_C,
+        "{\"e\":\"\\\\\\\"{\"}",
+    };
+    static const char *rare[] = {REC_A, PROFILE, CPUPROFILE, "/* ] */ {\"b\":[[[[]]]]}", "17",
+                                 "\"str]\"", "true", NULL};
+    unsigned seed = 11;
+    doc[len++] = '[';
+    while (len < cap - 7000) {
+        seed = seed * 1103515245u + 12345u;
+        const char *r = plain[(seed >> 16) % (sizeof plain / sizeof *plain)];
+        if ((seed >> 8) % 61 == 0)
+            r = rare[(seed >> 20) % 7];
+        if ((seed >> 8) % 97 == 1)
+            r = big;
+        size_t rl = strlen(r);
+        memcpy(doc + len, r, rl);
+        len += rl;
+        doc[len++] = ',';
+        for (unsigned k = (seed >> 4) % 3; k; k--)
+            doc[len++] = (seed >> 2) & 1 ? '\n' : ' ';
+    }
+    doc[len - 1] = ']';
+    const uint64_t begins[] = {UINT64_MAX, len / 2, 300};
+    for (size_t bi = 0; bi < sizeof begins / sizeof *begins; bi++) {
+        for (unsigned chunk_seed = 1; chunk_seed <= 6; chunk_seed++) {
+            uint64_t digest[3] = {0, 0, 0};
+            unsigned char stack[3][64];
+            /* where marked elements end: the byte loop's must be among
+             * the blocks' (which may mark more, never fewer) */
+            static uint64_t marks[3][4096];
+            size_t nmarks[3] = {0, 0, 0};
+            for (int path = 0; path < 3; path++) {
+                json_scan s;
+                s.portable = path == 0;
+                json_scan_start(&s, stack[path], 64, 0);
+                if (path == 1)
+                    s.avx2 = 0;
+                unsigned cs = chunk_seed;
+                size_t at = 1; /* after the '[' */
+                while (at < len) {
+                    cs = cs * 1103515245u + 12345u;
+                    size_t max = chunk_seed <= 2 ? 5000 : chunk_seed <= 4 ? 300 : 70;
+                    size_t n = 1 + (cs >> 8) % max;
+                    if (n > len - at)
+                        n = len - at;
+                    size_t i = 0;
+                    for (;;) {
+                        int ev = json_scan_run(&s, (const unsigned char *)doc + at, n, &i, at,
+                                               begins[bi]);
+                        if (ev == JS_MARKED) {
+                            if (nmarks[path] < 4096)
+                                marks[path][nmarks[path]++] = at + i;
+                            continue;
+                        }
+                        digest[path] = digest[path] * 1000033u + scan_state(&s, ev, i, at);
+                        if (ev == JS_MORE)
+                            break;
+                        if (ev == JS_CLOSE)
+                            goto done;
+                        if (ev == JS_START)
+                            goto done; /* the footing: the scan's work ends */
+                    }
+                    at += n;
+                }
+            done:;
+            }
+            CHECK(nmarks[0] < 4096 && (begins[bi] < 1000 || nmarks[0] > 3));
+            for (int path = 1; path < 3; path++) {
+                size_t k = 0;
+                for (size_t m = 0; m < nmarks[0]; m++) {
+                    while (k < nmarks[path] && marks[path][k] < marks[0][m])
+                        k++;
+                    CHECK(k < nmarks[path] && marks[path][k] == marks[0][m]);
+                }
+            }
+            for (int path = 1; path < 3; path++)
+                if (digest[path] != digest[0]) {
+                    fprintf(stderr, "scanner chunks: begin %llu, chunks %u: path %d differs\n",
+                            (unsigned long long)begins[bi], chunk_seed, path);
+                    CHECK(0);
+                }
+        }
+    }
+    free(doc);
+}
+
 /* A systemTraceEvents string holding a JSON trace: its decoder is one
  * record of the container, reported whole by the range of its opening
  * quote; its own elements and end of input are no boundaries (fuzz_json
@@ -524,6 +665,7 @@ int main(void)
     test_nested_json();
     test_nested_fxt();
     test_scanner_paths();
+    test_scanner_chunks();
     test_forms();
     test_final_word();
     test_gzip_input();
