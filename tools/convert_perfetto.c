@@ -61,12 +61,18 @@ enum {
 
 typedef struct intern_slot {
     uint64_t h;
-    uint32_t off, len; /* in arena; len 0 with off 0 and iid 0: empty */
+    uint32_t off, len; /* in arena */
     uint32_t iid;
+    uint32_t gen;      /* the table's gen: in use; else empty */
 } intern_slot;
 
+/* Emptied by a new generation, not by clearing the slots: a table has
+ * room for 2 x --max-interned strings (3 MiB at the default), and split
+ * empties both at every piece, which with small pieces made clearing
+ * them most of fuzz_convert's time (page faults under memset). */
 struct cvp_intern {
     intern_slot *slots;
+    uint32_t gen;      /* >= 1: calloc'ed slots are empty */
     size_t cap;        /* power of two, >= 2 * max */
     size_t count;
     char *arena;
@@ -105,6 +111,7 @@ static cvp_intern *intern_new(uint64_t max)
         free(t);
         return NULL;
     }
+    t->gen = 1;
     return t;
 }
 
@@ -119,7 +126,10 @@ static void intern_free(cvp_intern *t)
 
 static void intern_reset(cvp_intern *t)
 {
-    memset(t->slots, 0, t->cap * sizeof *t->slots);
+    if (++t->gen == 0) { /* after 2^32 - 1 resets */
+        memset(t->slots, 0, t->cap * sizeof *t->slots);
+        t->gen = 1;
+    }
     t->count = 0;
     t->arena_len = 0;
 }
@@ -137,7 +147,7 @@ static uint32_t intern(cvp_intern *t, const char *s, size_t len, int *is_new)
     size_t mask = t->cap - 1;
     for (size_t i = (size_t)h & mask;; i = (i + 1) & mask) {
         intern_slot *sl = &t->slots[i];
-        if (sl->iid == 0) {
+        if (sl->gen != t->gen) {
             if (len > t->arena_cap - t->arena_len) {
                 size_t cap = t->arena_cap ? t->arena_cap : 4096;
                 while (cap - t->arena_len < len)
@@ -154,6 +164,7 @@ static uint32_t intern(cvp_intern *t, const char *s, size_t len, int *is_new)
             sl->off = (uint32_t)t->arena_len;
             sl->len = (uint32_t)len;
             sl->iid = (uint32_t)++t->count;
+            sl->gen = t->gen;
             t->arena_len += len;
             *is_new = 1;
             return sl->iid;
