@@ -198,11 +198,34 @@ def test_json_byte_ranges_give_the_same_frame(tmp_path):
     assert len(a) == len(b) > 500 and list(a.columns) == list(b.columns)
     for col in a.columns:
         same(a[col], b[col])
-    # compressed JSON, or a .cpuprofile (an object without traceEvents): whole
+    # JSON in gzip: ranges of what it holds, each partition inflating from
+    # the start; the same rows again
     gz = tmp_path / "n.json.gz"
     with open(NODE_SAMPLE, "rb") as f, gzip.open(gz, "wb") as g:
         g.write(f.read())
-    assert td.ranges(str(gz), 1000) == [(None, None)]
+    assert td.ranges(str(gz), size // 3 + 1) == [(0, size // 3 + 1),
+                                                  (size // 3 + 1, 2 * (size // 3 + 1)),
+                                                  (2 * (size // 3 + 1), None)]
+    assert td.ranges(str(gz), size) == [(None, None)]
+    zipped = td.read_traces(str(gz), partition_bytes=size // 3 + 1, warnings="ignore")
+    assert zipped.npartitions == 3
+    c = zipped.compute().reset_index(drop=True)
+    assert len(c) == len(b)
+    for col in a.columns:
+        if col != "file":
+            same(c[col], b[col])
+    # zstd, a damaged gzip, or FXT in gzip: whole
+    zs = tmp_path / "n.json.zst"
+    zs.write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 5000)
+    assert td.ranges(str(zs), 1000) == [(None, None)]
+    bad = tmp_path / "bad.json.gz"
+    bad.write_bytes(gz.read_bytes()[:2] + b"\0" * 5000)
+    assert td.ranges(str(bad), 1000) == [(None, None)]
+    fxz = tmp_path / "s.fxt.gz"
+    with gzip.open(fxz, "wb") as g:
+        g.write(td._FXT_MAGIC + b"\0" * 70000)
+    assert td.ranges(str(fxz), 1000) == [(None, None)]
+    # a .cpuprofile (an object without traceEvents): whole
     prof = write(tmp_path, "p.cpuprofile", json.dumps(
         {"nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}}], "startTime": 0,
          "endTime": 10, "samples": [1] * 400, "timeDeltas": [1] * 400}))

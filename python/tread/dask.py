@@ -2,7 +2,7 @@
 DataFrame (doc/python.md).
 
 read_traces() makes one partition per file, or per byte range of a large
-file that supports ranges (FXT and Chrome JSON, uncompressed:
+file that supports ranges (FXT, Chrome JSON, and Chrome JSON in gzip:
 range_begin/range_end, tread(3)); each
 partition is a tread.frame() run on a worker, in bounded memory. Process
 and thread names are resolved within each file and joined to its rows
@@ -59,27 +59,57 @@ def expand(paths):
     return out
 
 
-def _ranged_format(path, fmt):
-    """Whether path is an uncompressed trace of a format with byte ranges:
-    FXT (its magic), or Chrome JSON: a bare array, or an object whose first
-    64 KiB name traceEvents (a .cpuprofile, also an object, has none)."""
-    with open(path, "rb") as f:
-        head = f.read(65536)
+def _ranged_format(head, fmt, gzipped=False):
+    """Whether a trace that begins with head (its first 64 KiB, decompressed)
+    is of a format with byte ranges: FXT (its magic; uncompressed only), or
+    Chrome JSON: a bare array, or an object whose first 64 KiB name
+    traceEvents (a .cpuprofile, also an object, has none)."""
     if head[:8] == _FXT_MAGIC:
-        return fmt in (None, "fxt")
+        return fmt in (None, "fxt") and not gzipped
     if fmt not in (None, "json"):
         return False
     text = head.lstrip(b"\xef\xbb\xbf").lstrip(b" \t\r\n")
     return text[:1] == b"[" or (text[:1] == b"{" and (fmt == "json" or b'"traceEvents"' in head))
 
 
+def _gzip_holds(path, size):
+    """What a gzip file holds, from its trailer (ISIZE: the last member's
+    size mod 2^32, so a guess for a file of several members: the cuts are
+    then uneven, the partitions still whole), as `tread stats` reads it."""
+    if size < 18:
+        return 0
+    with open(path, "rb") as f:
+        f.seek(size - 4)
+        isize = int.from_bytes(f.read(4), "little")
+    if size >= 4 << 20:
+        while isize < size:
+            isize += 1 << 32
+    return isize
+
+
 def ranges(path, partition_bytes, fmt=None):
     """[(begin, end), ...] byte ranges of path for partitions of about
     partition_bytes, or [(None, None)] (the whole file) when the file is
-    small, compressed or of a format without byte ranges (those with
-    them: FXT and Chrome JSON)."""
+    small or of a format without byte ranges (those with them: FXT and
+    Chrome JSON, and Chrome JSON in gzip, whose ranges are offsets in what
+    it holds: each partition inflates the file from its start)."""
     size = os.path.getsize(path)
-    if not partition_bytes or size <= partition_bytes or not _ranged_format(path, fmt):
+    if not partition_bytes:
+        return [(None, None)]
+    with open(path, "rb") as f:
+        head = f.read(65536)
+    gzipped = head[:2] == _COMPRESSED[0]
+    if gzipped:
+        import gzip
+        try:
+            with gzip.open(path, "rb") as g:
+                head = g.read(65536)
+        except (OSError, EOFError):
+            return [(None, None)]  # damaged: one pass says what is wrong
+        size = _gzip_holds(path, size)
+    elif head[:4] == _COMPRESSED[1]:
+        return [(None, None)]
+    if size <= partition_bytes or not _ranged_format(head, fmt, gzipped):
         return [(None, None)]
     cuts = list(range(0, size, int(partition_bytes)))
     return [(b, e) for b, e in zip(cuts, cuts[1:] + [None])]
@@ -216,7 +246,7 @@ def read_traces(paths, columns=None, args=None, partition_bytes=None, names=True
 
     The events of many traces as one Dask DataFrame. paths: a glob or a
     list of paths/globs (pieces of `tread split` are traces like any
-    other). One partition per file; an uncompressed FXT or JSON file
+    other). One partition per file; an FXT or JSON file (JSON in gzip too)
     larger than partition_bytes gets one partition per byte range of that
     size.
     columns, args, filters: as tread.frame() (argument columns are object
