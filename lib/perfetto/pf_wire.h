@@ -40,9 +40,11 @@ enum { PF_OK = 1, PF_END = 0, PF_BAD = -1 };
 
 #if defined(__GNUC__)
 #define PF_ALWAYS_INLINE __attribute__((always_inline))
+#define PF_NOINLINE __attribute__((noinline))
 #define PF_LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define PF_ALWAYS_INLINE
+#define PF_NOINLINE
 #define PF_LIKELY(x) (x)
 #endif
 
