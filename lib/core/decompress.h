@@ -21,6 +21,8 @@ typedef struct tread_decompressor {
     unsigned char *stage; /* isa-l, zstd: input staged (run_staged in decompress.c) */
     size_t stage_len, stage_pos;
     int input_ended;     /* tread_dz_end_input: the last stage is complete */
+    int out_full;        /* the last step stopped for room: the decoder may
+                            hold output though the stage is used up */
     uint64_t in_used;    /* compressed bytes consumed, for error offsets */
     const char *error;   /* message after TREAD_DZ_ERROR */
 } tread_decompressor;
