@@ -18,6 +18,10 @@
  *   (every field but the record offset) are the same multiset, metadata
  *   and clock snapshots (facts a piece may restate) the same set, their
  *   time and sequence aside;
+ * - converting splits: each event of a piece has, earlier in the piece,
+ *   the process and thread names in force for its pid and (pid, tid)
+ *   where it stood in the whole (the set above cannot see a piece that
+ *   leaves out a name another piece has);
  * - every piece is at most the piece size unless its events (facts aside)
  *   come from one record; the total is within the default
  *   --max-total-bytes (4 x the input + 1 MiB + 4 KiB a piece).
@@ -95,6 +99,9 @@ typedef struct digests {
     int *state_end;      /* an unnamed slice_end: may be the implicit end of a
                             TYPE_STATE state a native Perfetto split counts
                             as lost (split_perfetto's state_ends_lost) */
+    uint64_t *proc, *thread; /* an event's process and thread keys (0: none),
+                            a name's key for a process or thread name fact */
+    int *name_fact;      /* 1: a process name, 2: a thread name */
     size_t n, cap;
     unsigned cur_piece;
     int unknown_ok;      /* the unknown-phase warning is expected */
@@ -178,7 +185,11 @@ static int digest_event(void *user, const tread_event *ev)
         d->piece = realloc(d->piece, cap * sizeof *d->piece);
         d->fact = realloc(d->fact, cap * sizeof *d->fact);
         d->state_end = realloc(d->state_end, cap * sizeof *d->state_end);
-        if (!d->v || !d->off || !d->piece || !d->fact || !d->state_end)
+        d->proc = realloc(d->proc, cap * sizeof *d->proc);
+        d->thread = realloc(d->thread, cap * sizeof *d->thread);
+        d->name_fact = realloc(d->name_fact, cap * sizeof *d->name_fact);
+        if (!d->v || !d->off || !d->piece || !d->fact || !d->state_end || !d->proc ||
+            !d->thread || !d->name_fact)
             abort();
         d->cap = cap;
     }
@@ -187,6 +198,19 @@ static int digest_event(void *user, const tread_event *ev)
     d->piece[d->n] = d->cur_piece;
     d->fact[d->n] = fact;
     d->state_end[d->n] = ev->kind == TREAD_EVENT_SLICE_END && ev->name.len == 0;
+    /* keys of the pid and (pid, tid), never 0 */
+    int has_pid = (ev->flags & TREAD_HAS_PID) != 0;
+    int has_tid = has_pid && (ev->flags & TREAD_HAS_TID);
+    d->proc[d->n] = has_pid ? fnv(&ev->pid, sizeof ev->pid) | 1 : 0;
+    d->thread[d->n] = 0;
+    if (has_tid) {
+        int64_t pt[2] = {ev->pid, ev->tid};
+        d->thread[d->n] = fnv(pt, sizeof pt) | 1;
+    }
+    d->name_fact[d->n] = ev->kind != TREAD_EVENT_METADATA ? 0
+                         : ev->meta == TREAD_META_PROCESS_NAME ? 1
+                         : ev->meta == TREAD_META_THREAD_NAME ? 2
+                                                              : 0;
     d->n++;
     return 0;
 }
@@ -212,6 +236,9 @@ static void digests_free(digests *d)
     free(d->piece);
     free(d->fact);
     free(d->state_end);
+    free(d->proc);
+    free(d->thread);
+    free(d->name_fact);
 }
 
 static int any_warning(void *user, const tread_warning *w)
@@ -363,6 +390,71 @@ static void compare(const digests *whole, const digests *pieces, const char *pre
                 ext, (unsigned long long)total, n_pieces, (unsigned long long)input);
         fuzz_fail("the pieces are over the default --max-total-bytes");
     }
+}
+
+/* The name of the process or thread with key k in force in the whole
+ * (facts[0..n): the latest name fact of that key), or 0. */
+static uint64_t name_in_force(const uint64_t *keys, const uint64_t *names, size_t n, uint64_t k)
+{
+    for (size_t i = n; i-- > 0;)
+        if (keys[i] == k)
+            return names[i];
+    return 0;
+}
+
+/* Metadata once, where needed (doc/convert.md): each event of a piece has,
+ * earlier in that piece, the process name and the thread name in force for
+ * its pid and (pid, tid) where it stood in the whole, as the facts are
+ * compared (their time and sequence aside). The pieces' events are the
+ * whole's, in order (compare checked them as a multiset; a piece order
+ * that differed would be said here). */
+static void check_names_in_pieces(const digests *whole, const digests *pieces)
+{
+    size_t nw = whole->n;
+    uint64_t *keys = malloc((nw + 1) * sizeof *keys), *names = malloc((nw + 1) * sizeof *names);
+    uint64_t *seen = malloc((pieces->n + 1) * sizeof *seen);
+    if (!keys || !names || !seen)
+        abort();
+    size_t nf = 0, j = 0, nseen = 0;
+    unsigned piece = 0;
+    for (size_t i = 0; i < nw; i++) {
+        if (whole->fact[i]) {
+            if (whole->name_fact[i]) {
+                keys[nf] = whole->name_fact[i] == 1 ? whole->proc[i] : whole->thread[i];
+                names[nf++] = whole->v[i];
+            }
+            continue;
+        }
+        /* the piece's next event that is not a fact, with the facts before it */
+        while (j < pieces->n && pieces->fact[j]) {
+            if (pieces->piece[j] != piece)
+                piece = pieces->piece[j], nseen = 0;
+            seen[nseen++] = pieces->v[j++];
+        }
+        if (j == pieces->n || pieces->v[j] != whole->v[i]) {
+            fprintf(stderr, "fuzz_convert: event %zu of the whole is not the pieces' next\n", i);
+            fuzz_fail("the pieces do not hold the whole's events in order");
+        }
+        if (pieces->piece[j] != piece)
+            piece = pieces->piece[j], nseen = 0;
+        const uint64_t need[2] = {name_in_force(keys, names, nf, whole->proc[i]),
+                                  name_in_force(keys, names, nf, whole->thread[i])};
+        for (int w = 0; w < 2; w++) {
+            if (!need[w] || (w == 0 ? !whole->proc[i] : !whole->thread[i]))
+                continue;
+            size_t k = 0;
+            while (k < nseen && seen[k] != need[w])
+                k++;
+            if (k == nseen) {
+                fprintf(stderr, "fuzz_convert: piece %u: the event at record %llu lacks its %s "
+                        "name\n", piece, (unsigned long long)pieces->off[j],
+                        w == 0 ? "process" : "thread");
+                fuzz_fail("a piece does not restate a name its events use");
+            }
+        }
+        j++;
+    }
+    free(keys), free(names), free(seen);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -570,6 +662,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         /* a converting split's bound: against the whole conversion */
         compare(&w, &s, prefix, ext, n_pieces, max_bytes, whole_size, 0);
+        check_names_in_pieces(&w, &s);
         digests_free(&w);
         digests_free(&s);
     }
