@@ -281,8 +281,15 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
     d->last_good_off = d->value_end;
     d->last_good_kind = JSON_GOOD_VALUE;
     if (d->sys_streamed) {
-        /* the null standing for a streamed systemTraceEvents string */
+        /* the null standing for a streamed systemTraceEvents string: the
+         * value ends where the string did, not where the null's 4 bytes,
+         * placed at the string's quote, would (after a string of 1 byte,
+         * a parse error was put at the token after the next, and where
+         * depended on the chunking: fuzz_json,
+         * fuzz/seeds/json/regress_sysstr_short_value_end) */
         d->sys_streamed = 0;
+        d->value_end = d->last_good_off = d->sys_end;
+        d->sys_null_read = 1;
         return boundary(d);
     }
     if (d->cap == CAP_NONE && d->depth > 0 &&
@@ -626,6 +633,15 @@ static int check_trailing(json_decoder *d, const unsigned char *s, size_t n, uin
  * needs to find the offending token. */
 static void keep_after_good(json_decoder *d, const unsigned char *s, size_t n)
 {
+    if (d->sys_null_read) {
+        /* the null's bytes are not the input's: nothing of them is kept */
+        d->sys_null_read = 0;
+        if (d->slice_synthetic) {
+            d->after_good_off = d->last_good_off;
+            d->after_good_len = 0;
+            return;
+        }
+    }
     uint64_t end = d->slice_off + n;
     if (d->after_good_off != d->last_good_off) {
         d->after_good_off = d->last_good_off;
@@ -820,6 +836,7 @@ static int on_stream(void *ctx, int op, uint64_t off)
                         (unsigned long long)(d->sub.off - 1));
         sub_stop(d);
         d->sys_streamed = op == JSON_STREAM_END;
+        d->sys_end = off;
         return st == TREAD_STATUS_OK ? 0 : -1;
     }
 }

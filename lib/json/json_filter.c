@@ -382,10 +382,15 @@ int json_filter_feed(json_filter *f, const unsigned char *d, size_t n,
                 while (j < n && json_is_ws(d[j]))
                     j++;
                 if (j < n && (d[j] == ']' || d[j] == '}')) {
+                    /* the blanks after it go too, as they do after a comma
+                     * held across chunks (comma_held above): yajl saw them
+                     * one way and not the other, and a lexical error
+                     * before them moved with the chunking (fuzz_json,
+                     * fuzz/seeds/json/regress_trailing_comma_blanks) */
                     FLUSH(i);
                     tread__warn(f->p, TREAD_WARN_NONSTANDARD_JSON, off + i,
                                 "trailing comma before '%c' dropped", d[j]);
-                    i++;
+                    i = j;
                     start = i;
                 } else if (j == n || d[j] == '/') {
                     FLUSH(i);

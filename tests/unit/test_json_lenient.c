@@ -417,6 +417,12 @@ static void test_syntax_offsets(void)
         {"[{\"ph\":\"B\"},\n\n   ?]", "?"},
         {"[{\"ph\":\"B\"} , ]", ", ]"},
         {"{\"traceEvents\":[{\"ph\":\"B\"},]}", ",]"},
+        /* after a streamed systemTraceEvents string shorter than the null
+         * standing for it (fuzz_json: the token after the next, moving
+         * with the chunking) */
+        {"{\"systemTraceEvents\": \"s\"7,::", "7,"},
+        {"{\"systemTraceEvents\": \"\", 7}", "7}"},
+        {"{\"systemTraceEvents\":\"ab\"  7}", "7}"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         /* a trailing comma is an error in strict mode only */
@@ -433,6 +439,13 @@ static void test_syntax_offsets(void)
             CHECK_EQ_INT(C.error_offset, at);
         }
     }
+    /* lenient only: a trailing comma dropped with the blanks after it,
+     * whether or not the chunk ends between them (fuzz_json: a literal
+     * spoiled by the blank in one pass, by the bracket in another) */
+    static const char lone[] = "{t,\n}e";
+    parse_at(lone, strlen(lone), NULL, __LINE__);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_ERROR);
+    CHECK_EQ_INT(C.error_offset, offset_of(lone, "}e", 0));
 }
 
 static void test_limits(void)
