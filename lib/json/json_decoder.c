@@ -289,7 +289,6 @@ static int scalar(json_decoder *d, unsigned type, const void *s, size_t n)
          * fuzz/seeds/json/regress_sysstr_short_value_end) */
         d->sys_streamed = 0;
         d->value_end = d->last_good_off = d->sys_end;
-        d->sys_null_read = 1;
         return boundary(d);
     }
     if (d->cap == CAP_NONE && d->depth > 0 &&
@@ -633,15 +632,9 @@ static int check_trailing(json_decoder *d, const unsigned char *s, size_t n, uin
  * needs to find the offending token. */
 static void keep_after_good(json_decoder *d, const unsigned char *s, size_t n)
 {
-    if (d->sys_null_read) {
-        /* the null's bytes are not the input's: nothing of them is kept */
-        d->sys_null_read = 0;
-        if (d->slice_synthetic) {
-            d->after_good_off = d->last_good_off;
-            d->after_good_len = 0;
-            return;
-        }
-    }
+    if (d->slice_synthetic && d->slice_off + 1 == d->sys_null_at)
+        n = 0; /* the null standing for a streamed string: not the input's
+                  bytes (it overlaps what follows a string of 1 or 2) */
     uint64_t end = d->slice_off + n;
     if (d->after_good_off != d->last_good_off) {
         d->after_good_off = d->last_good_off;
@@ -834,6 +827,7 @@ static int on_stream(void *ctx, int op, uint64_t off)
                         "input ends inside the systemTraceEvents string that starts at byte %llu: "
                         "what came of it was decoded",
                         (unsigned long long)(d->sub.off - 1));
+        d->sys_null_at = d->sub.off; /* the quote's offset + 1 */
         sub_stop(d);
         d->sys_streamed = op == JSON_STREAM_END;
         d->sys_end = off;

@@ -140,7 +140,8 @@ typedef struct json_decoder {
     int sub_on;             /* sub is initialised */
     int sys_streamed;       /* yajl's next value is the null standing for it */
     uint64_t sys_end;       /* the offset after the streamed string's closing quote */
-    int sys_null_read;      /* that null was read: its slice is no input to keep */
+    uint64_t sys_null_at;   /* 1 + the offset of the null's slice (the string's
+                               quote): its bytes are no input to keep; 0: none */
 
     /* byte ranges (TREAD_OPT_RANGE_*, doc/formats/json.md): a value that
      * begins outside any record, a container that closes outside records

@@ -171,8 +171,70 @@ static void test_not_streamed(void)
     CHECK_EQ_INT(C.nev, 2);
 }
 
+/* Parses doc in chunks of chunk bytes (0: whole), every warning asking
+ * to stop (then tread_resume): the error's offset. */
+static int stop_on_warning(void *user, const tread_warning *w)
+{
+    (void)user, (void)w;
+    return 1;
+}
+
+static uint64_t error_offset(const char *doc, size_t len, size_t chunk, int stop)
+{
+    tread_parser *p = tread_parser_create(NULL);
+    const tread_callbacks cb = {.warning = stop ? stop_on_warning : NULL};
+    tread_set_callbacks(p, &cb, NULL);
+    tread_status st = TREAD_STATUS_OK;
+    for (size_t at = 0; at < len && st != TREAD_STATUS_ERROR;) {
+        size_t n = chunk && chunk < len - at ? chunk : len - at;
+        st = tread_feed(p, doc + at, n);
+        for (int k = 0; st == TREAD_STATUS_PAUSED && k < 100; k++)
+            st = tread_resume(p);
+        at += n;
+    }
+    if (st != TREAD_STATUS_ERROR) {
+        st = tread_finish(p);
+        for (int k = 0; st == TREAD_STATUS_PAUSED && k < 100; k++)
+            st = tread_resume(p);
+    }
+    uint64_t off = st == TREAD_STATUS_ERROR ? tread_get_error_offset(p) : UINT64_MAX;
+    tread_parser_free(p);
+    return off;
+}
+
+/* A token after the string is where the error is, however the input is
+ * cut and wherever the sub-trace's warnings stop the parse: the null
+ * standing for the string ended 4 bytes after its quote, past a string of
+ * 1 or 2 bytes, and a stop while finishing the sub-trace left its last
+ * byte out of what the error is looked for in (fuzz_json). */
+static void test_token_after_string(void)
+{
+    static const struct {
+        const char *doc;
+        size_t len, at; /* at: the offending token */
+    } t[] = {
+        {"{\"systemTraceEvents\": \"s\"7,::", 29, 25},
+        {"{\"systemTraceEvents\":\"\x01\x00\x00\x00\x05\x00\"\"\"\"", 32, 29},
+        {"{\"systemTraceEvents\": \"e\xff\xff\"4\x01\x01\x01", 31, 27},
+        {"{\"systemTraceEvents\": \"\", 7}", 28, 26},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        size_t at = t[i].at;
+        static const size_t chunks[] = {0, 1, 2, 3};
+        for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++)
+            for (int stop = 0; stop < 2; stop++) {
+                uint64_t off = error_offset(t[i].doc, t[i].len, chunks[c], stop);
+                if (off != at)
+                    fprintf(stderr, "  doc %zu, chunk %zu, stop %d: error at %llu, not %zu\n", i,
+                            chunks[c], stop, (unsigned long long)off, at);
+                CHECK_EQ_INT(off, at);
+            }
+    }
+}
+
 int main(void)
 {
+    test_token_after_string();
     test_streamed();
     test_unicode();
     test_longer_than_string_limit();
