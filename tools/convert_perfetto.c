@@ -473,6 +473,27 @@ static cvp_track *known_track(convert_perfetto *w, const tread_event *ev)
     return tr;
 }
 
+/* The process and thread names in force for the event's pid and (pid,
+ * tid), which process_name and thread_name put on the converter's own
+ * process and thread tracks: described in this piece when they are not
+ * yet, as a JSON piece restates its events' names (doc/convert.md,
+ * "Metadata once, where needed"). The event's own track need not lead to
+ * them: fuzz_convert found a counter on a track whose parent, the input's
+ * process track, had no name, the name being on the converter's track,
+ * so its piece showed the pid unnamed. */
+static int restate_names(convert_perfetto *w, const tread_event *ev)
+{
+    cvp_track *p = track_find(w->tracks, uuid_process(ev->pid));
+    if (p && p->name && p->described != w->epoch && ensure_described(w, p) != 0)
+        return -1;
+    if (ev->flags & TREAD_HAS_TID) {
+        cvp_track *t = track_find(w->tracks, uuid_thread(ev->pid, ev->tid));
+        if (t && t->name && t->described != w->epoch && ensure_described(w, t) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Metadata that names a track: updates it and describes it again. */
 static int name_track(convert_perfetto *w, const tread_event *ev)
 {
@@ -689,6 +710,8 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
     else if (f & TREAD_HAS_PID)
         tr = thread_track(w, ev->pid, (f & TREAD_HAS_TID) ? ev->tid : ev->pid);
     if (!tr && w->error[0])
+        return -1;
+    if ((f & TREAD_HAS_PID) && restate_names(w, ev) != 0)
         return -1;
 
     /* interning: start over when a table is full */
