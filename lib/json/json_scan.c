@@ -70,6 +70,27 @@ static inline int marker_at(const unsigned char *data, size_t n, size_t q)
     return t[10] == '"' && t[0] == 'C' && memcmp(t, "CpuProfile", 10) == 0;
 }
 
+/* The bytes of a block that a backslash escapes (bs: its backslashes;
+ * *esc 1: its first byte is escaped by the last block's last one), a
+ * backslash escaping the byte after it, which is then no backslash of its
+ * own; *esc then says whether this block's last byte escapes the next
+ * block's first. */
+static inline uint64_t escaped_bytes(uint64_t bs, uint64_t *esc)
+{
+    uint64_t escaped = *esc, b = bs & ~*esc;
+    *esc = 0;
+    while (b) {
+        unsigned k = (unsigned)__builtin_ctzll(b);
+        if (k == 63) {
+            *esc = 1;
+            break;
+        }
+        escaped |= 1ull << (k + 1);
+        b &= ~(3ull << k);
+    }
+    return escaped;
+}
+
 static inline uint64_t prefix_xor(uint64_t x)
 {
     x ^= x << 1;

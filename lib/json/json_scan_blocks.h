@@ -21,19 +21,7 @@ JS_TARGET static size_t JS_NAME(json_scan *s, const unsigned char *data, size_t 
         JS_MASKS(p, q, bs, st, pc);
         uint64_t umark = 0; /* escaped 'u's */
         if (bs | esc) {
-            /* a backslash escapes the byte after it, which is then no
-             * backslash of its own */
-            uint64_t escaped = esc, b = bs & ~esc;
-            esc = 0;
-            while (b) {
-                unsigned k = (unsigned)__builtin_ctzll(b);
-                if (k == 63) {
-                    esc = 1;
-                    break;
-                }
-                escaped |= 1ull << (k + 1);
-                b &= ~(3ull << k);
-            }
+            uint64_t escaped = escaped_bytes(bs, &esc);
             q &= ~escaped;
             for (uint64_t e = escaped; e; e &= e - 1)
                 if (p[__builtin_ctzll(e)] == 'u')
@@ -159,18 +147,9 @@ JS_TARGET static size_t JS_SKIM_NAME(json_scan *s, const unsigned char *data, si
         const unsigned char *p = data + i;
         uint64_t q = 0, bs = 0, st = 0, pc = 0;
         JS_MASKS(p, q, bs, st, pc);
-        uint64_t next_esc = 0;
+        uint64_t next_esc = esc;
         if (bs | esc) {
-            uint64_t escaped = esc, b = bs & ~esc;
-            while (b) {
-                unsigned k = (unsigned)__builtin_ctzll(b);
-                if (k == 63) {
-                    next_esc = 1;
-                    break;
-                }
-                escaped |= 1ull << (k + 1);
-                b &= ~(3ull << k);
-            }
+            uint64_t escaped = escaped_bytes(bs, &next_esc);
             q &= ~escaped;
             int umark = 0;
             for (uint64_t e = escaped; e; e &= e - 1)
