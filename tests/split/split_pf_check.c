@@ -426,19 +426,48 @@ static int failf(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
+struct split_pf_whole {
+    coll c;     /* the whole file's packets and events */
+    hset facts; /* the metadata facts it states */
+};
+
+split_pf_whole *split_pf_whole_read(const void *in, size_t len)
+{
+    split_pf_whole *w = calloc(1, sizeof *w);
+    if (!w)
+        abort();
+    dump_init(&w->c.d);
+    w->c.facts = &w->facts;
+    w->c.whole = 1;
+    w->c.want_index = SIZE_MAX;
+    collect(&w->c, in, len);
+    return w;
+}
+
+void split_pf_whole_free(split_pf_whole *w)
+{
+    if (!w)
+        return;
+    coll_free(&w->c);
+    free(w->facts.v);
+    free(w);
+}
+
 int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t max_bytes,
                     const split_perfetto_stats *st, char *err, size_t errlen)
 {
-    size_t state_ends = 0, prevs_lost = 0;
-    hset facts = {0};
-    coll whole;
-    memset(&whole, 0, sizeof whole);
-    dump_init(&whole.d);
-    whole.facts = &facts;
-    whole.whole = 1;
-    whole.want_index = SIZE_MAX;
-    collect(&whole, in, len);
+    split_pf_whole *w = split_pf_whole_read(in, len);
+    int rc = split_pf_verify_whole(w, in, len, pm, max_bytes, st, err, errlen);
+    split_pf_whole_free(w);
+    return rc;
+}
 
+int split_pf_verify_whole(split_pf_whole *w, const void *in, size_t len, const pieces_mem *pm,
+                          uint64_t max_bytes, const split_perfetto_stats *st, char *err,
+                          size_t errlen)
+{
+    size_t state_ends = 0, prevs_lost = 0;
+    const coll *whole = &w->c;
     int rc = 0;
     size_t j = 0; /* the next input packet */
     for (size_t k = 0; k < pm->n && rc == 0; k++) {
@@ -446,7 +475,7 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
         coll pc;
         memset(&pc, 0, sizeof pc);
         dump_init(&pc.d);
-        pc.facts = &facts;
+        pc.facts = &w->facts;
         pc.want_index = SIZE_MAX;
         collect(&pc, mp->data, mp->len);
         /* the piece's packets are input packets, in order, with the packets
@@ -459,7 +488,7 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
              * bytes: it may have an input packet's, as a global clock
              * snapshot repeated has, fuzz_split_perfetto,
              * fuzz/seeds/split_perfetto/regress_header_snapshot_twin) */
-            const pkrec *b = j + m < whole.n && a->off >= mp->header ? &whole.pk[j + m] : NULL;
+            const pkrec *b = j + m < whole->n && a->off >= mp->header ? &whole->pk[j + m] : NULL;
             int same_events = b && a->ev == b->ev && a->events == b->events;
             /* the next input packet when it has its bytes; else (or when
              * its events differ while they only restate metadata: a global
@@ -508,8 +537,8 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
         j += m;
         coll_free(&pc);
     }
-    if (rc == 0 && j != whole.n)
-        rc = failf(err, errlen, "the pieces hold %zu input packets of %zu", j, whole.n);
+    if (rc == 0 && j != whole->n)
+        rc = failf(err, errlen, "the pieces hold %zu input packets of %zu", j, whole->n);
     /* a lost state end is a loss the split reports, exactly */
     if (rc == 0 && st && st->state_ends_lost != state_ends)
         rc = failf(err, errlen, "%zu TYPE_STATE ends are not in the pieces, the split "
@@ -519,7 +548,5 @@ int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t m
                    "pieces, the split reported %llu", prevs_lost,
                    (unsigned long long)st->sched_prevs_lost);
     split_pf_state_ends += state_ends;
-    coll_free(&whole);
-    free(facts.v);
     return rc;
 }

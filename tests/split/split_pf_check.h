@@ -44,4 +44,14 @@ tread_status split_pf_feed(tread_parser *p, const unsigned char *in, size_t len,
 int split_pf_verify(const void *in, size_t len, const pieces_mem *pm, uint64_t max_bytes,
                     const split_perfetto_stats *st, char *err, size_t errlen);
 
+/* The whole file's side of split_pf_verify, read once for several splits
+ * of one file (tests/split/split_perfetto_corpus.c: three sizes); the
+ * same checks as split_pf_verify with it. */
+typedef struct split_pf_whole split_pf_whole;
+split_pf_whole *split_pf_whole_read(const void *in, size_t len);
+void split_pf_whole_free(split_pf_whole *w);
+int split_pf_verify_whole(split_pf_whole *w, const void *in, size_t len, const pieces_mem *pm,
+                          uint64_t max_bytes, const split_perfetto_stats *st, char *err,
+                          size_t errlen);
+
 #endif

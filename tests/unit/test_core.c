@@ -1,6 +1,8 @@
 /* Core: sniffing, gzip/zstd (several members/frames), chunking across the
  * decompressor, errors with offsets, stop/resume, options, file input,
  * allocator hooks, the decompression thread against inline expansion. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -638,8 +640,55 @@ static void test_files_and_alloc(void)
     unlink(path);
 }
 
+/* The event dump's numbers are written by its own appenders (put_u,
+ * put_x, put_ld in tests/common/event_dump.c), not printf; every chunk
+ * test compares dumps made by them with each other, so only this test
+ * would see them go wrong: each field must read as printf writes it. */
+static void test_dump_numbers(void)
+{
+    static const int64_t ints[] = {0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 65535,
+                                   1162633930000, 999999999999999999, INT64_MAX,
+                                   -1, -10, -99, -100, -1162633930000, INT64_MIN};
+    static const uint64_t uints[] = {0, 7, 10, 100, 4294967295u, 10000000000000000000u,
+                                     UINT64_MAX};
+    static const double dbls[] = {0.0, -0.0, 1.0, -3.0, 0.5, 1e16, 99999999999999984.0,
+                                  1e17, -1e17, 1e300, 123.456, -2.5e-7};
+    static const uint32_t flags[] = {0, 1, 9, 10, 15, 16, 0xabcdef, 0xffffffffu};
+    char want[128];
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        tread_event ev = {0};
+        ev.flags = TREAD_HAS_TS | flags[i % (sizeof flags / sizeof flags[0])];
+        ev.ts = ints[i];
+        ev.pid = -ints[i] / 2;
+        ev.tid = ints[i];
+        ev.id_num = uints[i % (sizeof uints / sizeof uints[0])];
+        ev.flags |= TREAD_HAS_ID_NUM | TREAD_HAS_VALUE;
+        ev.value = dbls[i % (sizeof dbls / sizeof dbls[0])];
+        ev.offset = uints[(i + 3) % (sizeof uints / sizeof uints[0])];
+        dump d;
+        dump_init(&d);
+        dump_event(&d, &ev);
+        snprintf(want, sizeof want, " fl=%x ", ev.flags);
+        CHECK(strstr(d.text, want) != NULL);
+        snprintf(want, sizeof want, " ts=%" PRId64 " ", ev.ts);
+        CHECK(strstr(d.text, want) != NULL);
+        snprintf(want, sizeof want, " pid=%" PRId64 " tid=%" PRId64 " ", ev.pid, ev.tid);
+        CHECK(strstr(d.text, want) != NULL);
+        snprintf(want, sizeof want, " id_num=%" PRIu64 " ", ev.id_num);
+        CHECK(strstr(d.text, want) != NULL);
+        snprintf(want, sizeof want, " value=%.17g ", ev.value);
+        CHECK(strstr(d.text, want) != NULL);
+        snprintf(want, sizeof want, " off=%" PRIu64 " ", ev.offset);
+        CHECK(strstr(d.text, want) != NULL);
+        if (test_failures)
+            fprintf(stderr, "dump: %s", d.text);
+        dump_free(&d);
+    }
+}
+
 int main(void)
 {
+    test_dump_numbers();
     test_sniff();
     test_gzip_zstd();
     test_compressed_threads();
