@@ -70,18 +70,29 @@ FACT_PREFIXES = ('{"kind":"metadata"', '{"kind":"clock_sync"')
 NOT_FACT = ("ts_ns", "raw_ts", "clock_id", "seq")
 
 
-def dedupe(events):
-    """The events without duplicate metadata: [(piece, offset, text)]."""
+def fact(text):
+    """A metadata event's key (what it is about) and value (what it
+    says), as JSON texts."""
+    e = json.loads(text)
+    k = json.dumps([e.get(x) for x in KEYS], sort_keys=True)
+    # a fact restated at a piece's start is written without (or at
+    # another) time, on its own sequence: compared without them
+    v = json.dumps({x: y for x, y in e.items() if x not in NOT_FACT}, sort_keys=True)
+    return k, v
+
+
+def dedupe(events, facts):
+    """The events without duplicate metadata: [(piece, offset, text)].
+    facts: fact() by text, shared by the whole's and the pieces' events
+    (most texts are in both: parsing them was most of this check's time)."""
     force = {}
     out = []
     for piece, offset, text in events:
         if text.startswith(FACT_PREFIXES):
-            e = json.loads(text)
-            k = tuple(json.dumps(e.get(x), sort_keys=True) for x in KEYS)
-            # a fact restated at a piece's start is written without (or at
-            # another) time, on its own sequence: compared without them
-            v = json.dumps({x: y for x, y in e.items() if x not in NOT_FACT},
-                           sort_keys=True)
+            kv = facts.get(text)
+            if kv is None:
+                kv = facts[text] = fact(text)
+            k, v = kv
             if force.get(k) == v:
                 continue
             force[k] = v
@@ -157,7 +168,8 @@ def check_split(name, max_bytes, ref_cat, pieces_cat, piece_list, orig_cat, rc, 
     got, _ = read(pieces_cat)
     _, decoded = read(orig_cat)
     input_error = read.status
-    ref, got = dedupe(ref), dedupe(got)
+    facts = {}
+    ref, got = dedupe(ref, facts), dedupe(got, facts)
     fails = []
     ref, got, n_frames = check_frames(ref, got, err, fails)
     if rc != 0 and not input_error:
