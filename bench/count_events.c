@@ -7,8 +7,9 @@
  * With -j N the file is cut into N byte ranges (TREAD_OPT_RANGE_BEGIN,
  * TREAD_OPT_RANGE_END), each read by a parser of its own on a thread of
  * its own, and the counts are added up: the same totals, on N cores. The
- * cuts are tread stats' (tools/range_cuts.h): a range also scans those
- * before it, so earlier ones are longer.
+ * cuts are tread stats' (tools/range_cuts.h, tools/range_probe.h): a
+ * range also scans those before it, so earlier ones are longer, and a
+ * gzip'd JSON file is cut by what it holds (its trailer's size).
  *
  * --read-inline reads the file on the parsing thread
  * (TREAD_OPT_READ_THREAD 0), to measure what the read-ahead thread gains.
@@ -19,7 +20,10 @@
  * --zlib inflates gzip input and Perfetto compressed packets with zlib
  * (TREAD_OPT_INFLATE 0) instead of isa-l, for the comparison.
  *
- * Usage: bench/count_events [-j N] [--read-inline | --single-thread] [--zlib] FILE
+ * --ranges prints the ranges' first bytes to standard error, and the size
+ * they were cut by ("(decompressed)": what a gzip file holds).
+ *
+ * Usage: bench/count_events [-j N] [--ranges] [--read-inline | --single-thread] [--zlib] FILE
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -31,6 +35,7 @@
 #include <tread.h>
 
 #include "range_cuts.h"
+#include "range_probe.h"
 
 #define MAX_JOBS 64
 
@@ -100,7 +105,7 @@ static void *run_job(void *arg)
 
 int main(int argc, char **argv)
 {
-    int jobs = 1, read_inline = 0, decompress_inline = 0, zlib = 0;
+    int jobs = 1, read_inline = 0, decompress_inline = 0, zlib = 0, show_ranges = 0;
     for (;;) {
         if (argc >= 3 && strcmp(argv[1], "-j") == 0) {
             jobs = atoi(argv[2]);
@@ -108,6 +113,10 @@ int main(int argc, char **argv)
             argc -= 2;
         } else if (argc >= 2 && strcmp(argv[1], "--read-inline") == 0) {
             read_inline = 1;
+            argv++;
+            argc--;
+        } else if (argc >= 2 && strcmp(argv[1], "--ranges") == 0) {
+            show_ranges = 1;
             argv++;
             argc--;
         } else if (argc >= 2 && strcmp(argv[1], "--zlib") == 0) {
@@ -123,38 +132,52 @@ int main(int argc, char **argv)
         }
     }
     if (argc != 2 || jobs < 1 || jobs > MAX_JOBS) {
-        fprintf(stderr, "usage: count_events [-j N] [--read-inline | --single-thread] [--zlib] FILE\n");
+        fprintf(stderr, "usage: count_events [-j N] [--ranges] [--read-inline | --single-thread] [--zlib] FILE\n");
         return 2;
     }
     static job js[MAX_JOBS];
     pthread_t th[MAX_JOBS];
     int64_t size = 0;
-    double cost = RANGE_CUTS_FXT_PREFIX_COST;
+    double cost = RANGE_CUTS_FXT_PREFIX_COST, inflate_cost = 0;
     if (jobs > 1) {
+        /* cut as tread stats cuts (tools/stats_ranges.c): by what the
+         * file holds, gzip'd JSON by its trailer's size */
         struct stat sb;
+        tread_format f;
+        tread_compression c;
         if (stat(argv[1], &sb) != 0) {
             perror(argv[1]);
             return 1;
         }
-        size = (int64_t)sb.st_size; /* compressed input: the ranges
-                                       cover the start of it only */
-        /* JSON (its first byte '{' or '['): the scanner's cost */
-        FILE *f = fopen(argv[1], "rb");
-        int c = f ? fgetc(f) : EOF;
-        while (c == ' ' || c == '\n' || c == '\r' || c == '\t')
-            c = fgetc(f);
-        if (c == '{' || c == '[')
-            cost = RANGE_CUTS_JSON_PREFIX_COST;
-        if (f)
-            fclose(f);
+        size = (int64_t)sb.st_size;
+        if (range_probe(argv[1], NULL, NULL, &f, &c)) {
+            if (f == TREAD_FORMAT_JSON)
+                cost = RANGE_CUTS_JSON_PREFIX_COST;
+            if (c == TREAD_COMPRESSION_GZIP && f == TREAD_FORMAT_JSON) {
+                uint64_t holds = range_gzip_holds(argv[1], (uint64_t)sb.st_size);
+                if (holds) {
+                    size = (int64_t)holds;
+                    inflate_cost = RANGE_CUTS_GZIP_INFLATE_COST;
+                }
+            }
+        }
     }
     for (int k = 0; k < jobs; k++) {
         js[k].path = argv[1];
         js[k].read_inline = read_inline;
         js[k].decompress_inline = decompress_inline;
         js[k].zlib = zlib;
-        js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, cost, 0);
-        js[k].end = k == jobs - 1 ? -1 : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1, cost, 0);
+        js[k].begin = (int64_t)range_cut_at((uint64_t)size, jobs, k, cost, inflate_cost);
+        js[k].end = k == jobs - 1 ? -1
+                                  : (int64_t)range_cut_at((uint64_t)size, jobs, k + 1, cost,
+                                                          inflate_cost);
+    }
+    if (show_ranges) {
+        fprintf(stderr, "count_events: %d byte ranges of %" PRId64 " bytes%s:", jobs, size,
+                inflate_cost > 0 ? " (decompressed)" : "");
+        for (int k = 0; k < jobs; k++)
+            fprintf(stderr, " %" PRId64, js[k].begin);
+        fprintf(stderr, "\n");
     }
     int started = 0;
     for (int k = 1; k < jobs; k++, started++)

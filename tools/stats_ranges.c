@@ -2,7 +2,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "stats_ranges.h"
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,65 +10,13 @@
 #include <unistd.h>
 
 #include "range_cuts.h"
+#include "range_probe.h"
 #include "stats_merge.h"
 
-/* What the probe reads to learn the format and compression. */
-#define PROBE_BYTES 65536u
-
-/* The format and compression of the file's start, as the parser sees
- * them with opt's options; 0 if it cannot tell. */
-static int probe(const cli_options *opt, tread_format *f, tread_compression *c)
+/* The probe's parser takes the command's options (a forced format). */
+static int configure(tread_parser *p, const void *opt)
 {
-    int ok = 0;
-    tread_parser *p = tread_parser_create(NULL);
-    unsigned char *buf = malloc(PROBE_BYTES);
-    int fd = open(opt->path, O_RDONLY);
-    if (p && buf && fd >= 0 && cli_configure(p, opt) == 0) {
-        ssize_t n = read(fd, buf, PROBE_BYTES);
-        if (n > 0 && tread_feed(p, buf, (size_t)n) != TREAD_STATUS_ERROR) {
-            tread_stats st;
-            tread_get_stats(p, &st);
-            /* a small compressed file: the decompressor may hold all of
-             * it until the end of input */
-            if (st.format == TREAD_FORMAT_UNKNOWN && st.compression != TREAD_COMPRESSION_NONE) {
-                (void)tread_finish(p);
-                tread_get_stats(p, &st);
-            }
-            *f = st.format;
-            *c = st.compression;
-            ok = 1;
-        }
-    }
-    if (fd >= 0)
-        close(fd);
-    free(buf);
-    tread_parser_free(p);
-    return ok;
-}
-
-/* What a gzip file holds, from its last member's trailer (ISIZE: its
- * size modulo 4 GiB), taken as the whole file's: exact for one member
- * under 4 GiB, as gzip writes, and a guess otherwise, which only moves
- * the cut: the ranges cover the input end to end wherever they are cut.
- * ISIZE under the compressed size means it wrapped (JSON is never
- * larger gzip'd), and 4 GiB is added until it is not; deflate expands at
- * most 1032 times, so under 4 MiB nothing wraps. 0 when unreadable. */
-static uint64_t gzip_holds(const char *path, uint64_t file_size)
-{
-    unsigned char t[4];
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return 0;
-    ssize_t n = file_size >= 18 ? pread(fd, t, 4, (off_t)(file_size - 4)) : -1;
-    close(fd);
-    if (n != 4)
-        return 0;
-    uint64_t isize = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
-                     (uint64_t)t[3] << 24;
-    if (file_size >= (4u << 20))
-        while (isize < file_size)
-            isize += 1ull << 32;
-    return isize;
+    return cli_configure(p, (const cli_options *)opt);
 }
 
 void stats_ranges_plan(const cli_options *opt, stats_plan *plan)
@@ -82,12 +29,12 @@ void stats_ranges_plan(const cli_options *opt, stats_plan *plan)
         return;
     tread_format f;
     tread_compression c;
-    if (!probe(opt, &f, &c))
+    if (!range_probe(opt->path, configure, opt, &f, &c))
         return;
     if (c == TREAD_COMPRESSION_NONE && (f == TREAD_FORMAT_FXT || f == TREAD_FORMAT_JSON)) {
         plan->size = (uint64_t)sb.st_size;
     } else if (c == TREAD_COMPRESSION_GZIP && f == TREAD_FORMAT_JSON) {
-        plan->size = gzip_holds(opt->path, (uint64_t)sb.st_size);
+        plan->size = range_gzip_holds(opt->path, (uint64_t)sb.st_size);
         plan->inflate_cost = RANGE_CUTS_GZIP_INFLATE_COST;
         plan->compressed = 1;
         if (!plan->size)
