@@ -149,6 +149,10 @@ int main(int argc, char **argv)
             perror(argv[1]);
             return 1;
         }
+        if (!S_ISREG(sb.st_mode)) { /* each range reads the file from its start */
+            fprintf(stderr, "count_events: -j needs a regular file\n");
+            return 2;
+        }
         size = (int64_t)sb.st_size;
         if (range_probe(argv[1], NULL, NULL, &f, &c)) {
             if (f == TREAD_FORMAT_JSON)

@@ -41,5 +41,7 @@ check "gzip'd JSON: the first range is the longer (it inflates less)" \
 "$CE" -j 3 --ranges "$tmp/t.json" > /dev/null 2> "$tmp/err"
 contains "$tmp/err" "^count_events: 3 byte ranges of $(wc -c < "$tmp/t.json") bytes: 0 [0-9]+ [0-9]+\$" \
     "plain JSON: cut by its size"
+expect_status 2 "-j 2 on a pipe refused" sh -c "cat '$tmp/t.json' | '$CE' -j 2 /dev/stdin"
+contains "$tmp/err" "needs a regular file" "-j on a pipe: says why"
 
 finish
