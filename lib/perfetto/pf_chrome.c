@@ -49,10 +49,12 @@ static int string_table(pf_decoder *d, const unsigned char *m, size_t len, tread
     return 0;
 }
 
+/* idx is the input's: (idx + 1) * size wrapped for idx >= 2^60 - 1 and
+ * read before the table or nowhere (fuzz_split_perfetto) */
 static tread_str table_get(const tread_buf *tab, uint64_t idx)
 {
     tread_str s = {NULL, 0};
-    if ((idx + 1) * sizeof(tread_str) <= tab->len)
+    if (idx < tab->len / sizeof(tread_str))
         memcpy(&s, tab->data + idx * sizeof(tread_str), sizeof s);
     return s;
 }

@@ -1127,6 +1127,51 @@ static void test_chrome(void)
     pb_free(&t), pb_free(&k), pb_free(&te);
 }
 
+/* A ChromeTraceEvent's name and category indices come from the input:
+ * one past the string table, or so large that times the entry's size it
+ * wrapped (2^60 - 1 and up), leaves the name unset; before the fix the
+ * bounds check wrapped too and the name was read from before the table or
+ * from another entry (fuzz_split_perfetto, a UBSan report on
+ * pf_chrome.c's table_get). */
+static void test_chrome_string_index(void)
+{
+    /* (2^60 + 1: wrapped, it named entry 1, the table's string) */
+    static const uint64_t bad[] = {2, 3, 1000000, (1ull << 60) - 1, 1ull << 60,
+                                   (1ull << 60) + 1, UINT64_MAX / 16, UINT64_MAX};
+    const size_t nbad = sizeof bad / sizeof bad[0];
+    pb t, k;
+    pb_init(&t);
+    pb_init(&k);
+    size_t m = pb_begin(&k, CHROME);
+    size_t st = pb_begin(&k, 3); /* string table: index 1 */
+    pb_string(&k, 1, "from_table");
+    pb_varint(&k, 2, 1);
+    pb_end(&k, st);
+    for (size_t i = 0; i <= nbad; i++) {
+        size_t ev = pb_begin(&k, 1);
+        pb_varint(&k, 15, i < nbad ? bad[i] : 1); /* name_index */
+        pb_varint(&k, 16, i < nbad ? bad[nbad - 1 - i] : 1); /* category index */
+        pb_varint(&k, 2, 3 + i);
+        pb_varint(&k, 3, 'I');
+        pb_end(&k, ev);
+    }
+    pb_end(&k, m);
+    packet(&t, &k);
+    coll c;
+    CHECK_EQ_INT(parse(&c, &t, NULL, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.n, (int)nbad + 1);
+    for (size_t i = 0; i < nbad && (int)i < c.n; i++) {
+        CHECK(c.e[i].ev.name.ptr == NULL);
+        CHECK(c.e[i].ev.cat.ptr == NULL);
+        CHECK_EQ_STR(c.e[i].name, "");
+    }
+    if (c.n == (int)nbad + 1) {
+        CHECK_EQ_STR(c.e[nbad].name, "from_table");
+        CHECK_EQ_STR(c.e[nbad].cat, "from_table");
+    }
+    pb_free(&t), pb_free(&k);
+}
+
 /* ---- chunk and stop equivalence over a mixed trace -------------------- */
 
 static void test_equivalence(void)
@@ -1395,6 +1440,7 @@ int main(void)
     test_clocks_defaults_tracks();
     test_legacy_flows_descriptors();
     test_chrome();
+    test_chrome_string_index();
     test_equivalence();
     test_state_and_missing_parents();
     test_child_before_parent();
