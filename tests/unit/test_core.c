@@ -659,7 +659,7 @@ static void test_dump_numbers(void)
         tread_event ev = {0};
         ev.flags = TREAD_HAS_TS | flags[i % (sizeof flags / sizeof flags[0])];
         ev.ts = ints[i];
-        ev.pid = -ints[i] / 2;
+        ev.pid = ints[(i + 7) % (sizeof ints / sizeof ints[0])];
         ev.tid = ints[i];
         ev.id_num = uints[i % (sizeof uints / sizeof uints[0])];
         ev.flags |= TREAD_HAS_ID_NUM | TREAD_HAS_VALUE;
