@@ -143,8 +143,6 @@ int main(int argc, char **argv)
         /* cut as tread stats cuts (tools/stats_ranges.c): by what the
          * file holds, gzip'd JSON by its trailer's size */
         struct stat sb;
-        tread_format f;
-        tread_compression c;
         if (stat(argv[1], &sb) != 0) {
             perror(argv[1]);
             return 1;
@@ -154,16 +152,11 @@ int main(int argc, char **argv)
             return 2;
         }
         size = (int64_t)sb.st_size;
-        if (range_probe(argv[1], NULL, NULL, &f, &c)) {
-            if (f == TREAD_FORMAT_JSON)
-                cost = RANGE_CUTS_JSON_PREFIX_COST;
-            if (c == TREAD_COMPRESSION_GZIP && f == TREAD_FORMAT_JSON) {
-                uint64_t holds = range_gzip_holds(argv[1], (uint64_t)sb.st_size);
-                if (holds) {
-                    size = (int64_t)holds;
-                    inflate_cost = RANGE_CUTS_GZIP_INFLATE_COST;
-                }
-            }
+        range_plan rp;
+        if (range_plan_file(argv[1], (uint64_t)sb.st_size, NULL, NULL, &rp)) {
+            size = (int64_t)rp.size;
+            cost = rp.prefix_cost;
+            inflate_cost = rp.inflate_cost;
         }
     }
     for (int k = 0; k < jobs; k++) {

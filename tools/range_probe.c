@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "range_cuts.h"
+
 int range_probe(const char *path, int (*configure)(tread_parser *p, const void *arg),
                 const void *arg, tread_format *f, tread_compression *c)
 {
@@ -52,4 +54,28 @@ uint64_t range_gzip_holds(const char *path, uint64_t file_size)
         while (isize < file_size)
             isize += 1ull << 32;
     return isize;
+}
+
+int range_plan_file(const char *path, uint64_t file_size,
+                    int (*configure)(tread_parser *p, const void *arg), const void *arg,
+                    range_plan *plan)
+{
+    tread_format f;
+    tread_compression c;
+    if (!range_probe(path, configure, arg, &f, &c))
+        return 0;
+    plan->inflate_cost = 0;
+    if (c == TREAD_COMPRESSION_NONE && (f == TREAD_FORMAT_FXT || f == TREAD_FORMAT_JSON)) {
+        plan->size = file_size;
+    } else if (c == TREAD_COMPRESSION_GZIP && f == TREAD_FORMAT_JSON) {
+        plan->size = range_gzip_holds(path, file_size);
+        plan->inflate_cost = RANGE_CUTS_GZIP_INFLATE_COST;
+        if (!plan->size)
+            return 0;
+    } else {
+        return 0;
+    }
+    plan->prefix_cost = f == TREAD_FORMAT_JSON ? RANGE_CUTS_JSON_PREFIX_COST
+                                               : RANGE_CUTS_FXT_PREFIX_COST;
+    return 1;
 }

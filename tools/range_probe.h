@@ -28,4 +28,19 @@ int range_probe(const char *path, int (*configure)(tread_parser *p, const void *
  * most 1032 times, so under 4 MiB nothing wraps. 0 when unreadable. */
 uint64_t range_gzip_holds(const char *path, uint64_t file_size);
 
+/* How a file is cut (range_cuts.h): the bytes cut, what scanning them
+ * costs, and what inflating them costs (0: not compressed). */
+typedef struct range_plan {
+    uint64_t size;
+    double prefix_cost, inflate_cost;
+} range_plan;
+
+/* Whether the regular file at path (file_size bytes) can be read in byte
+ * ranges, FXT or JSON uncompressed or JSON in gzip, probed as
+ * range_probe does: 1 with *plan, else 0. The one rule for tread stats
+ * and bench/count_events. */
+int range_plan_file(const char *path, uint64_t file_size,
+                    int (*configure)(tread_parser *p, const void *arg), const void *arg,
+                    range_plan *plan);
+
 #endif

@@ -27,23 +27,13 @@ void stats_ranges_plan(const cli_options *opt, stats_plan *plan)
     if (opt->jobs == 1 || opt->single_thread || strcmp(opt->path, "-") == 0 ||
         stat(opt->path, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
         return;
-    tread_format f;
-    tread_compression c;
-    if (!range_probe(opt->path, configure, opt, &f, &c))
+    range_plan rp;
+    if (!range_plan_file(opt->path, (uint64_t)sb.st_size, configure, opt, &rp))
         return;
-    if (c == TREAD_COMPRESSION_NONE && (f == TREAD_FORMAT_FXT || f == TREAD_FORMAT_JSON)) {
-        plan->size = (uint64_t)sb.st_size;
-    } else if (c == TREAD_COMPRESSION_GZIP && f == TREAD_FORMAT_JSON) {
-        plan->size = range_gzip_holds(opt->path, (uint64_t)sb.st_size);
-        plan->inflate_cost = RANGE_CUTS_GZIP_INFLATE_COST;
-        plan->compressed = 1;
-        if (!plan->size)
-            return;
-    } else {
-        return;
-    }
-    plan->prefix_cost = f == TREAD_FORMAT_JSON ? RANGE_CUTS_JSON_PREFIX_COST
-                                               : RANGE_CUTS_FXT_PREFIX_COST;
+    plan->size = rp.size;
+    plan->prefix_cost = rp.prefix_cost;
+    plan->inflate_cost = rp.inflate_cost;
+    plan->compressed = rp.inflate_cost > 0;
     int n = (int)opt->jobs;
     if (n == 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
