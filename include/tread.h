@@ -566,7 +566,10 @@ typedef enum tread_option {
                                       are not remembered (a frame may come
                                       again, a parent from a children list
                                       is lost) and a new profile's records
-                                      are delivered unexpanded */
+                                      are delivered unexpanded. Also the
+                                      callsites of Perfetto CPU samples
+                                      remembered (16 bytes each); past it
+                                      they are defined again where met */
     TREAD_OPT_INFLATE,             /* what inflates gzip input and Perfetto
                                       compressed packets: -1 (default) the
                                       fastest built in, isa-l when tread

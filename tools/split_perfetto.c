@@ -241,6 +241,8 @@ static int write_held(split_perfetto *s)
     size_t te_len = 0, tl_len = 0;
     const unsigned char *rails = NULL; /* the packet's PowerRails (spf_rails_field) */
     size_t rails_len = 0;
+    const unsigned char *stream = NULL; /* its StreamingProfilePacket */
+    size_t stream_len = 0;
     int has_defaults = 0;
     uint32_t tl_field = 0;
     rd_init(&r, p, n);
@@ -267,6 +269,7 @@ static int write_held(split_perfetto *s)
         case F_TRACK_DESC: tdesc = f.data, tdesc_len = f.len; break;
         case F_THREAD_DESC: thdesc = f.data, thdesc_len = f.len; break;
         case F_TRACK_EVENT: te = f.data, te_len = f.len; break;
+        case F_STREAMING_PROFILE: stream = f.data, stream_len = f.len; break;
         default:
             if (trace_level(f.num))
                 tl = f.data, tl_len = f.len, tl_field = f.num;
@@ -335,6 +338,8 @@ static int write_held(split_perfetto *s)
     } else {
         spf_counter_clear(&tc);
     }
+    if (!dropped && stream && q)
+        spf_legacy_stream(&lp, stream, stream_len);
 
     for (;;) {
         if (!s->piece || !split_pieces_is_open(s->sp)) {

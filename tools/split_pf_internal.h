@@ -21,6 +21,7 @@ enum {
     F_FLAGS = 13,
     F_LEGACY_CLEAR = 41,
     F_THREAD_DESC = 44,
+    F_STREAMING_PROFILE = 54,
     F_CLOCK_ID = 58,
     F_POWER_RAILS = 40,
     F_DEFAULTS = 59,
@@ -526,8 +527,18 @@ typedef struct lg_packet {
     int has_delta[LG_N], has_abs[LG_N];
     int64_t delta[LG_N], abs[LG_N];
     int64_t piece[LG_N];       /* the piece's values after the packet */
-    unsigned rewrite;          /* bit k: delta k written as an absolute */
+    unsigned rewrite;          /* bit k: delta k written as an absolute;
+                                  LG_STREAM: the streaming deltas' first
+                                  one moved by stream_fix */
+    /* a StreamingProfilePacket's timestamp deltas, which move the
+     * timestamp after the TrackEvent's (lib/perfetto/pf_profile.c) */
+    int has_stream;            /* it applied at least one */
+    int64_t stream_sum, stream_fix;
 } lg_packet;
+#define LG_STREAM (1u << 8)
+/* A packet's StreamingProfilePacket (its last, m[0..n)): the deltas the
+ * decoder applies, into lp. */
+void spf_legacy_stream(lg_packet *lp, const unsigned char *m, size_t n);
 /* Reads them of the packet's ThreadDescriptor (NULL when it has none)
  * into an lg_packet it starts. */
 void spf_legacy_refs(const unsigned char *thdesc, size_t thdesc_len, lg_packet *lp);

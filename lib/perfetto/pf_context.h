@@ -140,6 +140,7 @@ typedef struct pf_decoder {
     uint64_t chrome_fed;       /* bytes the nested decoder consumed */
 
     struct pf_sys *sys;        /* pf_system.c's: system data sources */
+    struct pf_prof *prof;      /* pf_profile.c's: CPU samples */
 
     /* counters, each counted where it happens */
     uint64_t n_packets, n_packets_inner, n_zero_len, n_skipped_top;

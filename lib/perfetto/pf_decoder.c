@@ -21,6 +21,7 @@
 #include "perfetto/pf_track_event.h"
 #include "perfetto/pf_chrome.h"
 #include "perfetto/pf_system.h"
+#include "perfetto/pf_profile.h"
 #include "perfetto/pf_expand.h"
 
 #include <inttypes.h>
@@ -296,6 +297,9 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
     const unsigned char *sys = NULL; /* a system data source (pf_system.h) */
     size_t sys_len = 0;
     uint32_t sys_num = 0;
+    const unsigned char *prof = NULL; /* CPU samples (pf_profile.h) */
+    size_t prof_len = 0;
+    uint32_t prof_num = 0;
 
     pf_reader_init(&r, data, len);
     while ((rc = pf_next(&r, &f)) == PF_OK) {
@@ -328,6 +332,8 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
         default:
             if (pf_system_wants(f.num))
                 sys = f.data, sys_len = f.len, sys_num = f.num;
+            else if (pf_profile_wants(f.num))
+                prof = f.data, prof_len = f.len, prof_num = f.num;
             break;
         }
     }
@@ -470,6 +476,8 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
     if (chrome && pf_chrome_bundle(d, chrome, chrome_len, &base))
         return TREAD_STATUS_ERROR;
     if (sys && pf_system_packet(d, s, sys_num, sys, sys_len, &base))
+        return TREAD_STATUS_ERROR;
+    if (prof && pf_profile_packet(d, s, prof_num, prof, prof_len, &base))
         return TREAD_STATUS_ERROR;
     return TREAD_STATUS_OK;
 }
@@ -783,6 +791,7 @@ static void pf_destroy(void *dec)
     pf_z_free(&PRIV(d)->z, a);
     pf_chrome_free(d);
     pf_system_free(d);
+    pf_profile_free(d);
     pf_seqs_free(d);
     pf_tracks_free(d);
     if (d->clocks)
@@ -865,6 +874,7 @@ static size_t pf_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "chrome_legacy_json_traces", d->n_chrome_json);
     n = tread__counter_put(out, max, n, "chrome_trace_events", d->n_chrome_events);
     n = pf_system_counters(d, out, max, n);
+    n = pf_profile_counters(d, out, max, n);
     return n;
 }
 

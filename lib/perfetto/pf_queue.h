@@ -144,6 +144,8 @@ static inline void pf_reset_event_rare(tread_event *ev)
     ev->meta_str = z;
     ev->meta_num = 0;
     ev->cpu = 0; /* the system data sources' counters and ftrace events */
+    ev->sf = z;  /* CPU samples and their frames (pf_profile.c) */
+    ev->parent = z;
 }
 
 /* Doubles the queue (new slots zeroed). -1 after tread__fail. */

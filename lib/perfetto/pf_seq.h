@@ -68,6 +68,9 @@ struct pf_seq {
     int64_t pid, tid;
     int64_t ts_us, tt_us, ti;  /* legacy delta-encoded references */
     pf_args_ctx actx;          /* what lazy args look interned data up in */
+    uint64_t redefined;        /* interned entries that replaced one with
+                                  the same (field, iid): what caches
+                                  derived from entries check */
     pf_clock_memo clock_memo;  /* the last clock its timestamps were on */
     /* recently found entries, direct-mapped on (field, iid); emptied when
      * the store moves or is cleared (entries are never removed otherwise) */
@@ -127,6 +130,10 @@ static inline pf_entry *pf_seq_counter(pf_decoder *d, pf_seq *s, uint64_t track,
     }
     return e;
 }
+/* A slot of a pseudo-namespace of the store (ns above every InternedData
+ * field: PF_NS_*), freed with the rest on a clear; NULL after tread__fail.
+ * Entry pointers held before it may move. */
+pf_entry *pf_seq_pseudo_slot(pf_decoder *d, pf_seq *s, uint32_t ns, uint64_t key, uint64_t off);
 int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len,
                         uint64_t off);
 /* The string field (number 2 in EventName/EventCategory/InternedString ...)

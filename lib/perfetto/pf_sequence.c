@@ -285,6 +285,8 @@ int pf_seq_intern(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len
         pf_entry *e = insert(d, s, f.num, iid, off);
         if (!e)
             return -1;
+        if (e->msg)
+            s->redefined++;
         e->msg = copy;
         e->len = (uint32_t)f.len;
         e->str = (const char *)scopy;
@@ -300,6 +302,11 @@ int pf_seq_intern(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len
 pf_entry *pf_seq_counter_slot(pf_decoder *d, pf_seq *s, uint64_t track, uint64_t off)
 {
     return insert(d, s, PF_NS_COUNTER_VALUE, track, off);
+}
+
+pf_entry *pf_seq_pseudo_slot(pf_decoder *d, pf_seq *s, uint32_t ns, uint64_t key, uint64_t off)
+{
+    return insert(d, s, ns, key, off);
 }
 
 int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size_t len,

@@ -162,9 +162,10 @@ static int legacy_time_field(uint32_t num)
     return num == 1 || num == 2 || num == 8 || num == 16 || num == 17 || num == 20;
 }
 
-/* Walks the fields of [p, e), appending to out those kept: all but
- * `drop_num`s; returns -1 when malformed (then the bytes are hashed as
- * they are). */
+/* Walks the fields of [p, e) (top: 1 a TracePacket, 0 a TrackEvent, 2 a
+ * StreamingProfilePacket), appending to out those kept: all but the ones
+ * split_perfetto may rewrite; returns -1 when malformed (then the bytes
+ * are hashed as they are). */
 static int copy_fields(const unsigned char *p, const unsigned char *e, int top, unsigned char *out,
                        size_t *olen)
 {
@@ -197,8 +198,22 @@ static int copy_fields(const unsigned char *p, const unsigned char *e, int top, 
         }
         default: return -1;
         }
+        if (top == 2) { /* a StreamingProfilePacket */
+            if (num == 2)
+                continue; /* timestamp deltas: the events compare them */
+            memcpy(out + *olen, start, (size_t)(p - start));
+            *olen += (size_t)(p - start);
+            continue;
+        }
         if (top && num == 10 && wire == 0)
             continue; /* trusted_packet_sequence_id: the events compare it */
+        if (top && num == 54 && wire == 2) {
+            out[(*olen)++] = 0x5c; /* a marker: the streaming packet follows */
+            if (copy_fields(data, data + len, 2, out, olen))
+                return -1;
+            out[(*olen)++] = 0x5d;
+            continue;
+        }
         if (!top && ((num == 30 && wire == 0) || (num == 44 && wire == 1) || num == 12 ||
                      num == 46 || (legacy_time_field(num) && wire == 0)))
             continue; /* counter values and legacy times: the events compare them */
@@ -266,6 +281,18 @@ static int coll_event(void *user, const tread_event *ev)
         return 0; /* (every Perfetto event follows its packet's hook) */
     pkrec *r = &c->pk[c->n - 1];
     dump_at0(c, ev);
+    if (ev->kind == TREAD_EVENT_STACK_FRAME) {
+        /* a definition, given where a parser first meets its callsite: a
+         * piece restates those its samples use, which must be the
+         * whole's (as tests/split_check.py checks stack frames) */
+        uint64_t def = fnv(FNV0 ^ 0x5354414b, c->d.text, c->d.len);
+        if (c->whole) {
+            hset_add(c->facts, def);
+            return 0;
+        }
+        if (hset_has(c->facts, def))
+            return 0;
+    }
     r->ev = fnv(r->ev, c->d.text, c->d.len);
     r->events++;
     if (c->want_index == c->n - 1 && c->first_text) {

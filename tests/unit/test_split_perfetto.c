@@ -541,6 +541,70 @@ static void test_legacy_deltas(void)
     pb_free(&t);
 }
 
+/* StreamingProfilePacket deltas move the legacy timestamp too: a piece
+ * whose decoder lacks the whole file's running value gets the first delta
+ * of its first streaming packet moved (split_pf_legacy.c), and its CPU
+ * samples, their frames and the TrackEvents after them read as in the
+ * whole. */
+static void test_streaming_profile(void)
+{
+    pb t;
+    pb_init(&t);
+    size_t m, in, e;
+    packet_begin(&t, &m, 9, 0, CLEARED);
+    in = pb_begin(&t, P_INTERNED);
+    const char *fn[] = {"main", "work", "leaf"};
+    for (int i = 0; i < 3; i++) {
+        e = pb_begin(&t, 5); /* function_names */
+        pb_varint(&t, 1, (uint64_t)i + 1);
+        pb_string(&t, 2, fn[i]);
+        pb_end(&t, e);
+        e = pb_begin(&t, 6); /* frames */
+        pb_varint(&t, 1, (uint64_t)i + 1);
+        pb_varint(&t, 2, (uint64_t)i + 1);
+        pb_varint(&t, 4, 0x10 * ((uint64_t)i + 1));
+        pb_end(&t, e);
+    }
+    const uint64_t cs1[] = {1, 2, 3}, cs2[] = {1, 2};
+    e = pb_begin(&t, 7);
+    pb_varint(&t, 1, 1);
+    pb_packed(&t, 2, cs1, 3);
+    pb_end(&t, e);
+    e = pb_begin(&t, 7);
+    pb_varint(&t, 1, 2);
+    pb_packed(&t, 2, cs2, 2);
+    pb_end(&t, e);
+    pb_end(&t, in);
+    pb_end(&t, m);
+    thread_descriptor(&t, 9, 3, 4, 1000, 50, 7);
+    for (int i = 0; i < 60; i++) {
+        packet_begin(&t, &m, 9, 0, NEEDS);
+        if (i % 3 == 0) {
+            e = pb_begin(&t, 11); /* a legacy TrackEvent */
+            pb_varint(&t, 1, 7);
+            pb_varint(&t, 9, 3);
+            pb_string(&t, 23, "between-samples");
+            pb_end(&t, e);
+        } else {
+            e = pb_begin(&t, 54); /* streaming_profile_packet */
+            const uint64_t cs[] = {1, 2, 1}, dt[] = {10, (uint64_t)i, 3, 4};
+            pb_packed(&t, 1, cs, 3);
+            if (i % 2)
+                pb_packed(&t, 2, dt, 4); /* one delta past the callstacks */
+            else
+                for (int k = 0; k < 3; k++)
+                    pb_varint(&t, 2, dt[k]);
+            pb_end(&t, e);
+        }
+        pb_end(&t, m);
+    }
+    split_perfetto_stats st;
+    split_check("streaming profile", &t, sizes, NSIZES - 1, NULL, &st);
+    split_check("streaming profile", &t, sizes, 1, NULL, &st); /* the smallest's */
+    CHECK(st.deltas_rewritten > 0);
+    pb_free(&t);
+}
+
 /* An ftrace bundle on cpu: three compact_sched switches (tids base+1..3)
  * from ts, or (full) the same as full sched_switch events naming their
  * previous thread. */
@@ -818,6 +882,7 @@ int main(void)
     test_parent_later();
     test_counters();
     test_legacy_deltas();
+    test_streaming_profile();
     test_compact_sched();
     test_snapshot_twins();
     test_broken_entry();

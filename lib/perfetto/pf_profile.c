@@ -1,0 +1,846 @@
+/*
+ * Perfetto CPU samples (pf_profile.h): PerfSample (66) and
+ * StreamingProfilePacket (54) into SAMPLE events, their interned
+ * callstacks into STACK_FRAME definitions (field numbers from
+ * perfetto_fields.tsv; doc/formats/perfetto.md, "CPU samples").
+ *
+ * A callstack (InternedData.callstacks) lists frame iids, bottom (root)
+ * frame first; a frame (frames) names its function (function_names), its
+ * mapping (mappings: build_ids, path components in mapping_paths), its
+ * rel_pc and source (source_paths, line). Each frame of a callstack is a
+ * callsite: its id is a hash of the frame's resolved content chained with
+ * its parent's id, so equal callsites get equal ids whatever their iids,
+ * sequence or clear generation, and a callsite is defined (one STACK_FRAME
+ * event) the first time the parser meets it: the hashes met are kept, up
+ * to max_profile_nodes. Per sequence, a callstack iid remembers its leaf's
+ * hash, so that a callstack sampled again costs one lookup.
+ *
+ * The events' strings (ids, joined mapping paths, frame args) are written
+ * into a buffer that lives until the packet's events are delivered; as it
+ * may move while they are built, they are kept as offsets (fixups) and
+ * turned into pointers once the packet's events are all queued.
+ */
+#include "perfetto/pf_profile.h"
+#include "perfetto/pf_queue.h"
+#include "core/args.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+/* InternedData fields */
+enum {
+    IN_FUNCTION_NAMES = 5,
+    IN_FRAMES = 6,
+    IN_CALLSTACKS = 7,
+    IN_BUILD_IDS = 16,
+    IN_MAPPING_PATHS = 17,
+    IN_SOURCE_PATHS = 18,
+    IN_MAPPINGS = 19
+};
+
+/* Pseudo-namespace of the sequence's store: a callstack iid's leaf hash
+ * (ival), checked against the callstack's message (msg) and the
+ * sequence's redefinition count (str_len). */
+#define PF_NS_CALLSTACK_LEAF 0xfffffffeu
+
+#define ID_LEN 19 /* "pf:" + 16 hex digits */
+
+enum { FIX_ID, FIX_PARENT, FIX_CAT, FIX_SF, FIX_ARGS };
+
+typedef struct pf_fix {
+    size_t qi;                 /* queue index */
+    int what;
+    size_t off, len;
+} pf_fix;
+
+typedef struct pf_prof {
+    uint64_t *seen;            /* callsite hashes defined (0: empty) */
+    size_t seen_size, seen_used;
+    tread_buf scratch;         /* this packet's strings and frame args */
+    tread_buf path;            /* a mapping's path being joined */
+    pf_fix *fix;
+    size_t nfix, fix_cap;
+    uint64_t ids[PF_PROF_MAX_DEPTH];
+    int types_found;
+    const tread_perfetto_msgtype *t_perf;
+    int warned_limit;          /* this packet */
+    uint64_t n_perf, n_perf_skipped, n_perf_records_lost, n_perf_producer;
+    uint64_t n_streaming, n_frames, n_not_kept, n_truncated, n_bad;
+} pf_prof;
+
+/* ---- state -------------------------------------------------------------- */
+
+static pf_prof *prof_get(pf_decoder *d, uint64_t off)
+{
+    if (d->prof)
+        return d->prof;
+    pf_prof *y = tread_malloc(&d->p->alloc, sizeof *y);
+    if (!y) {
+        tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
+        return NULL;
+    }
+    memset(y, 0, sizeof *y);
+    tread_buf_init(&y->scratch, &d->p->alloc, (size_t)-1);
+    tread_buf_init(&y->path, &d->p->alloc, (size_t)-1);
+    d->prof = y;
+    return y;
+}
+
+void pf_profile_free(pf_decoder *d)
+{
+    pf_prof *y = d->prof;
+    if (!y)
+        return;
+    const tread_alloc *a = &d->p->alloc;
+    tread_free(a, y->seen);
+    tread_free(a, y->fix);
+    tread_buf_free(&y->scratch);
+    tread_buf_free(&y->path);
+    tread_free(a, y);
+    d->prof = NULL;
+}
+
+static int nomem(pf_decoder *d, uint64_t off)
+{
+    tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
+    return -1;
+}
+
+static void bad(pf_decoder *d, pf_prof *y, uint64_t off, const char *what)
+{
+    y->n_bad++;
+    tread__warn(d->p, TREAD_WARN_BAD_RECORD, off, "%s does not decode: skipped", what);
+}
+
+static void miss(pf_decoder *d, uint64_t off, const char *what, uint64_t iid)
+{
+    d->n_interning_misses++;
+    tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, off, "%s iid %" PRIu64 " was never interned",
+                what, iid);
+}
+
+/* ---- hashes ------------------------------------------------------------- */
+
+static uint64_t fmix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t h_u64(uint64_t h, uint64_t v)
+{
+    return fmix(h ^ fmix(v + 0x9e3779b97f4a7c15ULL));
+}
+
+static uint64_t h_str(uint64_t h, uint64_t tag, const char *s, size_t n)
+{
+    uint64_t f = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        f ^= (unsigned char)s[i];
+        f *= 0x100000001b3ULL;
+    }
+    return h_u64(h_u64(h_u64(h, tag), n), f);
+}
+
+/* 1: h is new and now remembered; 0: met before; 2: new, not remembered
+ * (the table is full); -1 after tread__fail. */
+static int seen_add(pf_decoder *d, pf_prof *y, uint64_t h, uint64_t off)
+{
+    if (!h)
+        h = 1;
+    if (y->seen_size) {
+        size_t j = fmix(h) & (y->seen_size - 1);
+        while (y->seen[j]) {
+            if (y->seen[j] == h)
+                return 0;
+            j = (j + 1) & (y->seen_size - 1);
+        }
+    }
+    if (y->seen_used >= d->p->max_profile_nodes)
+        return 2;
+    if ((y->seen_used + 1) * 2 > y->seen_size) {
+        size_t n = y->seen_size ? y->seen_size * 2 : 1024;
+        uint64_t *t = tread_malloc(&d->p->alloc, n * sizeof *t);
+        if (!t)
+            return nomem(d, off);
+        memset(t, 0, n * sizeof *t);
+        for (size_t i = 0; i < y->seen_size; i++) {
+            if (!y->seen[i])
+                continue;
+            size_t j = fmix(y->seen[i]) & (n - 1);
+            while (t[j])
+                j = (j + 1) & (n - 1);
+            t[j] = y->seen[i];
+        }
+        tread_free(&d->p->alloc, y->seen);
+        y->seen = t;
+        y->seen_size = n;
+    }
+    size_t j = fmix(h) & (y->seen_size - 1);
+    while (y->seen[j])
+        j = (j + 1) & (y->seen_size - 1);
+    y->seen[j] = h;
+    y->seen_used++;
+    return 1;
+}
+
+/* ---- strings of the packet's events ----------------------------------- */
+
+static int add_fix(pf_decoder *d, pf_prof *y, size_t qi, int what, size_t off, size_t len,
+                   uint64_t foff)
+{
+    if (y->nfix == y->fix_cap) {
+        size_t n = y->fix_cap ? y->fix_cap * 2 : 64;
+        pf_fix *f = tread_realloc(&d->p->alloc, y->fix, n * sizeof *f);
+        if (!f)
+            return nomem(d, foff);
+        y->fix = f;
+        y->fix_cap = n;
+    }
+    pf_fix *f = &y->fix[y->nfix++];
+    f->qi = qi;
+    f->what = what;
+    f->off = off;
+    f->len = len;
+    return 0;
+}
+
+/* Appends "pf:<16 hex>" and its NUL to the scratch; its offset in *at. */
+static int put_id(pf_decoder *d, pf_prof *y, uint64_t h, size_t *at, uint64_t off)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (tread_buf_reserve(&y->scratch, ID_LEN + 1))
+        return nomem(d, off);
+    char *o = (char *)y->scratch.data + y->scratch.len;
+    memcpy(o, "pf:", 3);
+    for (int i = 0; i < 16; i++)
+        o[3 + i] = hex[(h >> (60 - 4 * i)) & 15];
+    o[ID_LEN] = 0;
+    *at = y->scratch.len;
+    y->scratch.len += ID_LEN + 1;
+    return 0;
+}
+
+static int put_bytes(pf_decoder *d, pf_prof *y, const void *s, size_t n, size_t *at,
+                     uint64_t off)
+{
+    if (tread_buf_reserve(&y->scratch, n + 1))
+        return nomem(d, off);
+    *at = y->scratch.len;
+    if (n)
+        memcpy(y->scratch.data + y->scratch.len, s, n);
+    y->scratch.data[y->scratch.len + n] = 0;
+    y->scratch.len += n + 1;
+    return 0;
+}
+
+/* Points the queued events at their strings, now that the scratch no
+ * longer moves. */
+static void apply_fixes(pf_decoder *d, pf_prof *y)
+{
+    for (size_t i = 0; i < y->nfix; i++) {
+        const pf_fix *f = &y->fix[i];
+        tread_event *ev = &d->q[f->qi].ev;
+        const char *s = (const char *)y->scratch.data + f->off;
+        tread_str t = {s, f->len};
+        switch (f->what) {
+        case FIX_ID: ev->id = t; break;
+        case FIX_PARENT: ev->parent = t; break;
+        case FIX_CAT: ev->cat = t; break;
+        case FIX_SF: ev->sf = t; break;
+        default:
+            ev->args.data = (const unsigned char *)s;
+            ev->args.len = f->len;
+            break;
+        }
+    }
+    y->nfix = 0;
+}
+
+/* ---- frames ------------------------------------------------------------- */
+
+typedef struct frame_info {
+    tread_str fn, build, src;
+    size_t path_len;           /* the joined path, in y->path */
+    uint64_t rel_pc;
+    uint64_t line;
+    int has_fn, has_build, has_src, has_path, has_pc, has_line;
+    int unresolved;            /* an iid named nothing */
+    int unknown;               /* the frame iid itself named nothing */
+    uint64_t iid;
+} frame_info;
+
+/* The interned string of field table, iid: 1, or 0 (missed: warned). */
+static int interned_str(pf_decoder *d, pf_seq *s, uint32_t table, uint64_t iid, tread_str *out,
+                        uint64_t off, const char *what)
+{
+    const pf_entry *e = pf_seq_find(s, table, iid);
+    if (e && pf_interned_str(e, out))
+        return 1;
+    miss(d, off, what, iid);
+    return 0;
+}
+
+/* Appends one component to the mapping path being joined: "/" + it, as
+ * trace_processor names a mapping (a leading "//" becomes "/"). */
+static int path_add(pf_decoder *d, pf_prof *y, const tread_str *c, uint64_t off)
+{
+    if (tread_buf_append(&y->path, "/", 1) || tread_buf_append(&y->path, c->ptr, c->len))
+        return nomem(d, off);
+    return 0;
+}
+
+static int read_mapping(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid, frame_info *fi,
+                        uint64_t off)
+{
+    const pf_entry *e = pf_seq_find(s, IN_MAPPINGS, iid);
+    if (!e || !e->msg) {
+        miss(d, off, "mapping", iid);
+        fi->unresolved = 1;
+        return 0;
+    }
+    y->path.len = 0;
+    pf_reader r;
+    pf_field f;
+    int rc, paths = 0;
+    pf_reader_init(&r, e->msg, e->len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        if (f.num == 2 && f.wire == PF_WIRE_VARINT) {
+            fi->has_build = interned_str(d, s, IN_BUILD_IDS, f.v, &fi->build, off, "build id");
+            fi->unresolved |= !fi->has_build;
+        } else if (f.num == 7 && (f.wire == PF_WIRE_VARINT || f.wire == PF_WIRE_LEN)) {
+            pf_reader pr = {NULL, NULL};
+            uint64_t v = f.v;
+            int more = 1, prc = PF_OK;
+            if (f.wire == PF_WIRE_LEN) {
+                pf_reader_init(&pr, f.data, f.len);
+                more = (prc = pf_packed_varint(&pr, &v)) == PF_OK;
+            }
+            while (more) {
+                tread_str c;
+                paths = 1;
+                if (interned_str(d, s, IN_MAPPING_PATHS, v, &c, off, "mapping path")) {
+                    if (path_add(d, y, &c, off))
+                        return -1;
+                } else {
+                    fi->unresolved = 1;
+                }
+                more = f.wire == PF_WIRE_LEN && (prc = pf_packed_varint(&pr, &v)) == PF_OK;
+            }
+            if (prc == PF_BAD) {
+                bad(d, y, off, "mapping path_string_ids");
+                break;
+            }
+        }
+    }
+    if (rc == PF_BAD)
+        bad(d, y, off, "mapping");
+    if (paths) {
+        fi->has_path = 1;
+        if (y->path.len >= 2 && y->path.data[0] == '/' && y->path.data[1] == '/') {
+            memmove(y->path.data, y->path.data + 1, y->path.len - 1);
+            y->path.len--;
+        }
+        fi->path_len = y->path.len;
+    }
+    return 0;
+}
+
+/* The content of interned frame iid into fi (the mapping path into
+ * y->path). 0, or -1 after tread__fail. */
+static int read_frame(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid, frame_info *fi,
+                      uint64_t off)
+{
+    memset(fi, 0, sizeof *fi);
+    fi->iid = iid;
+    y->path.len = 0;
+    const pf_entry *e = pf_seq_find(s, IN_FRAMES, iid);
+    if (!e || !e->msg) {
+        miss(d, off, "frame", iid);
+        fi->unknown = fi->unresolved = 1;
+        return 0;
+    }
+    pf_reader r;
+    pf_field f;
+    int rc;
+    uint64_t fn = 0, map = 0, srcp = 0;
+    int has_fn = 0, has_map = 0, has_srcp = 0;
+    pf_reader_init(&r, e->msg, e->len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        if (f.wire != PF_WIRE_VARINT)
+            continue;
+        switch (f.num) {
+        case 2: has_fn = 1, fn = f.v; break;
+        case 3: has_map = 1, map = f.v; break;
+        case 4: fi->has_pc = 1, fi->rel_pc = f.v; break;
+        case 5: has_srcp = 1, srcp = f.v; break;
+        case 6: fi->has_line = 1, fi->line = (uint32_t)f.v; break;
+        }
+    }
+    if (rc == PF_BAD)
+        bad(d, y, off, "frame");
+    if (has_fn) {
+        fi->has_fn = interned_str(d, s, IN_FUNCTION_NAMES, fn, &fi->fn, off, "function name");
+        fi->unresolved |= !fi->has_fn;
+    }
+    if (has_srcp) {
+        fi->has_src = interned_str(d, s, IN_SOURCE_PATHS, srcp, &fi->src, off, "source path");
+        fi->unresolved |= !fi->has_src;
+    }
+    if (has_map && read_mapping(d, y, s, map, fi, off))
+        return -1;
+    return 0;
+}
+
+/* A callsite's id: the frame's content chained to its parent's. */
+static uint64_t node_hash(uint64_t parent, const frame_info *fi, const pf_prof *y)
+{
+    uint64_t h = h_u64(parent, 0x70662d6672616d65ULL);
+    if (fi->unknown)
+        return h_u64(h_u64(h, 1), fi->iid); /* unknown frames stay apart */
+    if (fi->has_fn)
+        h = h_str(h, 2, fi->fn.ptr, fi->fn.len);
+    if (fi->has_path)
+        h = h_str(h, 3, (const char *)y->path.data, fi->path_len);
+    if (fi->has_build)
+        h = h_str(h, 4, fi->build.ptr, fi->build.len);
+    if (fi->has_pc)
+        h = h_u64(h_u64(h, 5), fi->rel_pc);
+    if (fi->has_src)
+        h = h_str(h, 6, fi->src.ptr, fi->src.len);
+    if (fi->has_line)
+        h = h_u64(h_u64(h, 7), fi->line);
+    return h;
+}
+
+/* The frame's args as tokens into the scratch: rel_pc, build_id (hex),
+ * source_file, line_number, those it has. */
+static int put_frame_args(pf_decoder *d, pf_prof *y, const frame_info *fi, size_t *at,
+                          size_t *len, uint64_t off)
+{
+    static const char hex[] = "0123456789abcdef";
+    tread_buf *b = &y->scratch;
+    size_t start = b->len;
+    if (fi->has_pc && (args_put_str(b, TOK_KEY, "rel_pc", 6) ||
+                       args_put_u64(b, fi->rel_pc > (uint64_t)INT64_MAX ? TOK_UINT : TOK_INT,
+                                    fi->rel_pc)))
+        return nomem(d, off);
+    if (fi->has_build) {
+        size_t hn = 2 * fi->build.len;
+        if (hn > UINT32_MAX || args_put_str(b, TOK_KEY, "build_id", 8) ||
+            tread_buf_reserve(b, hn + 6))
+            return nomem(d, off);
+        unsigned char *o = b->data + b->len;
+        uint32_t n32 = (uint32_t)hn;
+        o[0] = TOK_STR;
+        memcpy(o + 1, &n32, 4);
+        for (size_t i = 0; i < fi->build.len; i++) {
+            unsigned char c = (unsigned char)fi->build.ptr[i];
+            o[5 + 2 * i] = (unsigned char)hex[c >> 4];
+            o[5 + 2 * i + 1] = (unsigned char)hex[c & 15];
+        }
+        o[5 + hn] = 0;
+        b->len += hn + 6;
+    }
+    if (fi->has_src && (args_put_str(b, TOK_KEY, "source_file", 11) ||
+                        args_put_str(b, TOK_STR, fi->src.ptr, fi->src.len)))
+        return nomem(d, off);
+    if (fi->has_line && (args_put_str(b, TOK_KEY, "line_number", 11) ||
+                         args_put_u64(b, TOK_INT, fi->line)))
+        return nomem(d, off);
+    *at = start;
+    *len = b->len - start;
+    return 0;
+}
+
+/* One STACK_FRAME definition: callsite h under parent (has_parent). */
+static int define_frame(pf_decoder *d, pf_prof *y, const pf_base *base, const frame_info *fi,
+                        uint64_t h, int has_parent, uint64_t parent)
+{
+    uint64_t off = base->offset;
+    pf_qitem *q = pf_queue_event(d, base);
+    if (!q)
+        return -1;
+    size_t qi = (size_t)(q - d->q), at, len;
+    tread_event *ev = &q->ev;
+    ev->kind = TREAD_EVENT_STACK_FRAME;
+    /* a definition, not an occurrence: no time, sequence or thread, so
+     * that it reads the same wherever the callsite is first met */
+    ev->flags = fi->unresolved ? TREAD_NAME_UNRESOLVED : 0;
+    ev->ts = ev->raw_ts = 0;
+    ev->clock_id = 0;
+    ev->seq_id = 0;
+    if (fi->has_fn) {
+        ev->name = fi->fn; /* NUL-terminated in the interning arena */
+        q->nul |= PF_NUL_NAME;
+    }
+    y->n_frames++;
+    if (put_id(d, y, h, &at, off) || add_fix(d, y, qi, FIX_ID, at, ID_LEN, off))
+        return -1;
+    if (has_parent &&
+        (put_id(d, y, parent, &at, off) || add_fix(d, y, qi, FIX_PARENT, at, ID_LEN, off)))
+        return -1;
+    if (fi->has_path) {
+        if (put_bytes(d, y, y->path.data, fi->path_len, &at, off) ||
+            add_fix(d, y, qi, FIX_CAT, at, fi->path_len, off))
+            return -1;
+        q->nul |= PF_NUL_CAT;
+    }
+    if (put_frame_args(d, y, fi, &at, &len, off))
+        return -1;
+    if (len && add_fix(d, y, qi, FIX_ARGS, at, len, off))
+        return -1;
+    ev->args.encoding = TREAD_ARGS_TOKENS;
+    return 0;
+}
+
+/* The leaf callsite of interned callstack iid, defining the callsites not
+ * met before: 1 with *leaf set, 0 when it has no frames or is unknown
+ * (warned), -1 after tread__fail. */
+static int callstack_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid,
+                          const pf_base *base, uint64_t *leaf)
+{
+    uint64_t off = base->offset;
+    const pf_entry *e = pf_seq_find(s, IN_CALLSTACKS, iid);
+    if (!e || !e->msg) {
+        miss(d, off, "callstack", iid);
+        return 0;
+    }
+    const unsigned char *cs = e->msg;
+    size_t cs_len = e->len;
+    const pf_entry *c = pf_seq_find(s, PF_NS_CALLSTACK_LEAF, iid);
+    if (c && c->msg == cs && c->str_len == s->redefined) {
+        *leaf = (uint64_t)c->ival;
+        return 1;
+    }
+
+    /* the frame iids, the leaf-most PF_PROF_MAX_DEPTH */
+    size_t n = 0, total = 0;
+    pf_reader r;
+    pf_field f;
+    int rc;
+    pf_reader_init(&r, cs, cs_len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        if (f.num != 2)
+            continue;
+        if (f.wire == PF_WIRE_VARINT) {
+            y->ids[n++ % PF_PROF_MAX_DEPTH] = f.v;
+            total++;
+        } else if (f.wire == PF_WIRE_LEN) {
+            pf_reader pr;
+            uint64_t v;
+            int prc;
+            pf_reader_init(&pr, f.data, f.len);
+            while ((prc = pf_packed_varint(&pr, &v)) == PF_OK) {
+                y->ids[n++ % PF_PROF_MAX_DEPTH] = v;
+                total++;
+            }
+            if (prc == PF_BAD) {
+                rc = PF_BAD;
+                break;
+            }
+        }
+    }
+    if (rc == PF_BAD) {
+        bad(d, y, off, "callstack");
+        return 0;
+    }
+    if (!total)
+        return 0;
+    size_t first = 0;
+    if (total > PF_PROF_MAX_DEPTH) {
+        y->n_truncated++;
+        tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                    "callstack %" PRIu64 " has %zu frames: its %d leaf-most are read", iid, total,
+                    PF_PROF_MAX_DEPTH);
+        first = n % PF_PROF_MAX_DEPTH; /* the ring's oldest */
+        n = PF_PROF_MAX_DEPTH;
+    }
+    uint64_t h = 0, parent = 0;
+    int all_kept = 1;
+    for (size_t i = 0; i < n; i++) {
+        frame_info fi;
+        if (read_frame(d, y, s, y->ids[(first + i) % PF_PROF_MAX_DEPTH], &fi, off))
+            return -1;
+        h = node_hash(parent, &fi, y);
+        int sr = seen_add(d, y, h, off);
+        if (sr < 0)
+            return -1;
+        if (sr == 2) {
+            all_kept = 0;
+            y->n_not_kept++;
+            if (!y->warned_limit) {
+                y->warned_limit = 1;
+                tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                            "more than %zu stack frames (TREAD_OPT_MAX_PROFILE_NODES): frames "
+                            "past it are defined again where they are met",
+                            d->p->max_profile_nodes);
+            }
+        }
+        if (sr && define_frame(d, y, base, &fi, h, i > 0, parent))
+            return -1;
+        parent = h;
+    }
+    if (all_kept) {
+        pf_entry *ce = pf_seq_pseudo_slot(d, s, PF_NS_CALLSTACK_LEAF, iid, off);
+        if (!ce)
+            return -1;
+        ce->msg = cs;
+        ce->str_len = s->redefined;
+        ce->ival = (int64_t)h;
+    }
+    *leaf = h;
+    return 1;
+}
+
+/* A queued SAMPLE event naming callstack iid (has_cs) as its sf. */
+static pf_qitem *sample_event(pf_decoder *d, pf_prof *y, pf_seq *s, const pf_base *base,
+                              int has_cs, uint64_t cs)
+{
+    uint64_t leaf = 0;
+    int lr = has_cs ? callstack_leaf(d, y, s, cs, base, &leaf) : 0;
+    if (lr < 0)
+        return NULL;
+    pf_qitem *q = pf_queue_event(d, base);
+    if (!q)
+        return NULL;
+    q->ev.kind = TREAD_EVENT_SAMPLE;
+    q->ev.phase = 'P';
+    size_t at;
+    if (lr && (put_id(d, y, leaf, &at, base->offset) ||
+               add_fix(d, y, (size_t)(q - d->q), FIX_SF, at, ID_LEN, base->offset)))
+        return NULL;
+    return q;
+}
+
+/* ---- PerfSample ----------------------------------------------------------- */
+
+static int perf_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char *m, size_t len,
+                       const pf_base *base)
+{
+    uint64_t off = base->offset;
+    pf_reader r;
+    pf_field f;
+    int rc;
+    uint64_t cpu = 0, pid = 0, tid = 0, cs = 0, count = 0, lost = 0;
+    int has_cpu = 0, has_pid = 0, has_tid = 0, has_cs = 0, has_count = 0, has_lost = 0;
+    int skipped = 0, producer = 0;
+    pf_reader_init(&r, m, len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        if (f.num == 19) {
+            producer = 1;
+            continue;
+        }
+        if (f.wire != PF_WIRE_VARINT)
+            continue;
+        switch (f.num) {
+        case 1: has_cpu = 1, cpu = (uint32_t)f.v; break;
+        case 2: has_pid = 1, pid = (uint32_t)f.v; break;
+        case 3: has_tid = 1, tid = (uint32_t)f.v; break;
+        case 4: has_cs = 1, cs = f.v; break;
+        case 6: has_count = 1, count = f.v; break;
+        case 17: has_lost = 1, lost = f.v; break;
+        case 18: skipped = 1; break;
+        }
+    }
+    if (rc == PF_BAD) {
+        bad(d, y, off, "perf_sample");
+        return 0;
+    }
+    /* the two messages that are not samples (profile_packet.proto; as
+     * trace_processor's ProfileModule reads them) */
+    if (has_lost && lost > 0) {
+        y->n_perf_records_lost += lost;
+        tread__warn(d->p, TREAD_WARN_DATA_LOSS, off,
+                    "perf_sample: the kernel lost %" PRIu64 " records of cpu %" PRIu64, lost, cpu);
+        return 0;
+    }
+    if (producer) {
+        y->n_perf_producer++;
+        return 0;
+    }
+    /* a sample whose stack the profiler skipped still holds its counts */
+    if (skipped)
+        y->n_perf_skipped++;
+    pf_qitem *q = sample_event(d, y, s, base, has_cs, cs);
+    if (!q)
+        return -1;
+    y->n_perf++;
+    tread_event *ev = &q->ev;
+    if (has_pid) {
+        ev->flags |= TREAD_HAS_PID;
+        ev->pid = (int64_t)pid;
+        ev->tid = (int64_t)pid;
+    }
+    if (has_tid) {
+        ev->flags |= TREAD_HAS_TID;
+        ev->tid = (int64_t)tid;
+    }
+    if (has_cpu) {
+        ev->flags |= TREAD_HAS_CPU;
+        ev->cpu = (int64_t)cpu;
+    }
+    if (has_count) {
+        ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
+        ev->value_int = (int64_t)count;
+        ev->value = (double)count;
+    }
+    if (!y->types_found) {
+        y->types_found = 1;
+        y->t_perf = tread_perfetto_msgtype_find("perfetto.protos.PerfSample");
+    }
+    if (y->t_perf)
+        ev->args = tread_perfetto_args(y->t_perf, m, len);
+    return 0;
+}
+
+/* ---- StreamingProfilePacket ---------------------------------------------- */
+
+/* The values of a repeated varint field, packed or not, one at a time. */
+typedef struct rep_iter {
+    pf_reader r;               /* over the message */
+    pf_reader packed;          /* over a packed run */
+    int in_packed;
+    uint32_t num;
+} rep_iter;
+
+/* PF_OK with *v, PF_END, or PF_BAD. */
+static int rep_next(rep_iter *it, uint64_t *v)
+{
+    for (;;) {
+        if (it->in_packed) {
+            int rc = pf_packed_varint(&it->packed, v);
+            if (rc != PF_END)
+                return rc;
+            it->in_packed = 0;
+        }
+        pf_field f;
+        int rc = pf_next(&it->r, &f);
+        if (rc != PF_OK)
+            return rc;
+        if (f.num != it->num)
+            continue;
+        if (f.wire == PF_WIRE_VARINT) {
+            *v = f.v;
+            return PF_OK;
+        }
+        if (f.wire != PF_WIRE_LEN)
+            return PF_BAD;
+        pf_reader_init(&it->packed, f.data, f.len);
+        it->in_packed = 1;
+    }
+}
+
+static int streaming_profile(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char *m,
+                             size_t len, const pf_base *base)
+{
+    uint64_t off = base->offset;
+    rep_iter ci, ti;
+    memset(&ci, 0, sizeof ci);
+    memset(&ti, 0, sizeof ti);
+    pf_reader_init(&ci.r, m, len);
+    pf_reader_init(&ti.r, m, len);
+    ci.num = 1;
+    ti.num = 2;
+    int warned_thread = 0;
+    /* every delta moves the sequence's running microseconds (its legacy
+     * timestamps: ThreadDescriptor.reference_timestamp_us, TrackEvent
+     * timestamp_delta_us), paired with a callstack or not, as
+     * trace_processor reads them; a callstack without its delta ends the
+     * samples */
+    for (;;) {
+        uint64_t cs = 0, delta;
+        int crc = rep_next(&ci, &cs);
+        int trc = rep_next(&ti, &delta);
+        if (crc == PF_BAD || trc == PF_BAD) {
+            bad(d, y, off, "streaming_profile_packet");
+            break;
+        }
+        if (trc != PF_OK) {
+            if (crc == PF_OK) {
+                y->n_bad++;
+                tread__warn(d->p, TREAD_WARN_BAD_FIELD, off,
+                            "streaming_profile_packet has more callstacks than timestamps: "
+                            "the rest are not read");
+            }
+            break;
+        }
+        s->ts_us = pf_wrap_add(s->ts_us, (int64_t)delta);
+        if (crc != PF_OK)
+            continue;
+        pf_qitem *q = sample_event(d, y, s, base, 1, cs);
+        if (!q)
+            return -1;
+        y->n_streaming++;
+        tread_event *ev = &q->ev;
+        ev->flags &= ~(uint32_t)(TREAD_HAS_TS | TREAD_HAS_RAW_TS);
+        ev->raw_ts = 0;
+        ev->clock_id = 0;
+        if (pf_us_to_ns(s->ts_us, &ev->ts) == 0) {
+            ev->flags |= TREAD_HAS_TS;
+        } else {
+            ev->ts = 0;
+            tread__warn(d->p, TREAD_WARN_NUMBER_RANGE, off,
+                        "streaming_profile_packet timestamp of %lld us is out of the int64 ns "
+                        "range: ignored",
+                        (long long)s->ts_us);
+        }
+        if (s->has_thread) {
+            ev->flags |= TREAD_HAS_PID | TREAD_HAS_TID;
+            ev->pid = s->pid;
+            ev->tid = s->tid;
+        } else {
+            ev->flags |= TREAD_THREAD_UNRESOLVED;
+            if (!warned_thread) {
+                warned_thread = 1;
+                tread__warn(d->p, TREAD_WARN_UNRESOLVED_REF, off,
+                            "streaming_profile_packet on sequence %u, which no "
+                            "thread_descriptor named: its samples have no thread",
+                            (unsigned)s->id);
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- entry points --------------------------------------------------------- */
+
+int pf_profile_packet(pf_decoder *d, pf_seq *s, uint32_t num, const unsigned char *m, size_t len,
+                      const pf_base *base)
+{
+    pf_prof *y = prof_get(d, base->offset);
+    if (!y)
+        return -1;
+    /* the queue is empty when a packet is read: the last packet's strings
+     * are no longer pointed at */
+    y->scratch.len = 0;
+    y->nfix = 0;
+    y->warned_limit = 0;
+    int rc = num == PF_PKT_PERF_SAMPLE ? perf_sample(d, y, s, m, len, base)
+                                       : streaming_profile(d, y, s, m, len, base);
+    if (rc)
+        return -1;
+    apply_fixes(d, y);
+    return 0;
+}
+
+size_t pf_profile_counters(const pf_decoder *d, tread_counter *out, size_t max, size_t n)
+{
+    static const pf_prof zero;
+    const pf_prof *y = d->prof ? d->prof : &zero;
+    n = tread__counter_put(out, max, n, "perf_samples", y->n_perf);
+    n = tread__counter_put(out, max, n, "perf_samples_skipped", y->n_perf_skipped);
+    n = tread__counter_put(out, max, n, "perf_kernel_records_lost", y->n_perf_records_lost);
+    n = tread__counter_put(out, max, n, "perf_producer_events", y->n_perf_producer);
+    n = tread__counter_put(out, max, n, "streaming_profile_samples", y->n_streaming);
+    n = tread__counter_put(out, max, n, "stack_frames_defined", y->n_frames);
+    n = tread__counter_put(out, max, n, "stack_frames_not_kept", y->n_not_kept);
+    n = tread__counter_put(out, max, n, "callstacks_truncated", y->n_truncated);
+    n = tread__counter_put(out, max, n, "profile_fields_not_decoded", y->n_bad);
+    return n;
+}

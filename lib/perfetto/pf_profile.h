@@ -1,0 +1,47 @@
+/*
+ * Perfetto CPU samples into the event model (pf_profile.c): PerfSample
+ * (traced_perf) and StreamingProfilePacket (Chrome's sampling profiler).
+ * Each sample is a TREAD_EVENT_SAMPLE whose sf names the
+ * leaf of its callstack; the callstack's frames are TREAD_EVENT_STACK_FRAME
+ * definitions, given the first time the parser meets each (the same model
+ * as V8 CPU profiles in JSON). doc/formats/perfetto.md, "CPU samples", has
+ * the mapping.
+ *
+ * A frame's id is a hash of its content and its parent's id, so that the
+ * same callsite has the same id wherever it is met: in another sequence,
+ * after a clear, in a piece of a split trace.
+ */
+#ifndef TREAD_PERFETTO_PF_PROFILE_H
+#define TREAD_PERFETTO_PF_PROFILE_H
+
+#include "perfetto/pf_context.h"
+#include "perfetto/pf_seq.h"
+
+/* TracePacket fields read here. (StackSample, 135, is not: raw hook and
+ * walk only.) */
+enum {
+    PF_PKT_STREAMING_PROFILE = 54,
+    PF_PKT_PERF_SAMPLE = 66
+};
+
+/* Frames of one callstack read: a deeper one keeps its leaf-most frames
+ * (a warned TREAD_WARN_LIMIT). Bounds the events one callstack makes. */
+#define PF_PROF_MAX_DEPTH 1024
+
+static inline int pf_profile_wants(uint32_t num)
+{
+    return num == PF_PKT_STREAMING_PROFILE || num == PF_PKT_PERF_SAMPLE;
+}
+
+/* The events of one such field (num, its message bytes) of a packet on
+ * sequence s. 0, or -1 after tread__fail. */
+int pf_profile_packet(pf_decoder *d, pf_seq *s, uint32_t num, const unsigned char *m, size_t len,
+                      const pf_base *base);
+
+/* Frees d->prof. */
+void pf_profile_free(pf_decoder *d);
+
+/* Appends the format counters of the CPU samples. */
+size_t pf_profile_counters(const pf_decoder *d, tread_counter *out, size_t max, size_t n);
+
+#endif

@@ -1,0 +1,591 @@
+/* Perfetto CPU samples (lib/perfetto/pf_profile.c): PerfSample and
+ * StreamingProfilePacket into SAMPLE events, their interned callstacks
+ * into STACK_FRAME definitions; ids shared by equal callsites, what is
+ * not a sample, unresolved iids, the depth and node limits, redefinition,
+ * and chunk/stop equivalence. Traces are built with pb_build; field
+ * numbers are those of ../shared/spec/perfetto_fields.tsv. */
+#include <stdlib.h>
+#include <string.h>
+#include <tread.h>
+#include <tread/perfetto.h>
+#include "testlib.h"
+#include "event_dump.h"
+#include "pb_build.h"
+
+/* ---- collecting events ------------------------------------------------ */
+
+#define MAXEV 2200
+typedef struct cev {
+    tread_event ev;
+    char name[64], cat[64], id[32], parent[32], sf[32], build_id[64];
+    int64_t rel_pc;
+    int has_rel_pc;
+} cev;
+
+typedef struct coll {
+    cev *e;
+    int n;
+    int warn[TREAD_WARN_KIND_COUNT_];
+} coll;
+
+static void cpy(char *dst, size_t cap, tread_str s)
+{
+    size_t n = s.ptr ? (s.len < cap - 1 ? s.len : cap - 1) : 0;
+    if (n)
+        memcpy(dst, s.ptr, n);
+    dst[n] = 0;
+    if (s.ptr)
+        CHECK(s.ptr[s.len] == 0); /* NUL-terminated at delivery */
+}
+
+static int on_event(void *user, const tread_event *ev)
+{
+    coll *c = user;
+    if (c->n >= MAXEV)
+        return 0;
+    cev *x = &c->e[c->n++];
+    memset(x, 0, sizeof *x);
+    x->ev = *ev;
+    cpy(x->name, sizeof x->name, ev->name);
+    cpy(x->cat, sizeof x->cat, ev->cat);
+    cpy(x->id, sizeof x->id, ev->id);
+    cpy(x->parent, sizeof x->parent, ev->parent);
+    cpy(x->sf, sizeof x->sf, ev->sf);
+    tread_arg a;
+    if (ev->kind == TREAD_EVENT_STACK_FRAME) {
+        if (tread_args_find(&ev->args, "rel_pc", 6, &a) && a.type == TREAD_ARG_INT)
+            x->has_rel_pc = 1, x->rel_pc = a.v.i;
+        if (tread_args_find(&ev->args, "build_id", 8, &a) && a.type == TREAD_ARG_STRING)
+            cpy(x->build_id, sizeof x->build_id, a.v.s);
+    }
+    return 0;
+}
+
+static int on_warning(void *user, const tread_warning *w)
+{
+    coll *c = user;
+    c->warn[w->kind]++;
+    return 0;
+}
+
+static tread_status parse_opt(coll *c, const pb *t, int opt, int64_t val)
+{
+    cev *keep = c->e ? c->e : malloc(MAXEV * sizeof *c->e);
+    memset(c, 0, sizeof *c);
+    c->e = keep;
+    tread_parser *p = tread_parser_create(NULL);
+    tread_callbacks cb = {.event = on_event, .warning = on_warning};
+    tread_set_callbacks(p, &cb, c);
+    CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO), 0);
+    if (opt >= 0)
+        CHECK_EQ_INT(tread_config(p, (tread_option)opt, val), 0);
+    tread_status st = tread_feed(p, t->data, t->len);
+    if (st == TREAD_STATUS_OK)
+        st = tread_finish(p);
+    tread_parser_free(p);
+    return st;
+}
+
+static tread_status parse(coll *c, const pb *t) { return parse_opt(c, t, -1, 0); }
+
+static int count_kind(const coll *c, tread_event_kind k)
+{
+    int n = 0;
+    for (int i = 0; i < c->n; i++)
+        n += c->e[i].ev.kind == k;
+    return n;
+}
+
+/* The i-th event of kind k, or NULL. */
+static const cev *nth(const coll *c, tread_event_kind k, int i)
+{
+    for (int j = 0; j < c->n; j++)
+        if (c->e[j].ev.kind == k && i-- == 0)
+            return &c->e[j];
+    return NULL;
+}
+
+static const cev *frame_by_id(const coll *c, const char *id)
+{
+    for (int j = 0; j < c->n; j++)
+        if (c->e[j].ev.kind == TREAD_EVENT_STACK_FRAME && !strcmp(c->e[j].id, id))
+            return &c->e[j];
+    return NULL;
+}
+
+/* ---- building packets ------------------------------------------------- */
+
+enum { TS = 8, SEQ = 10, INTERNED = 12, FLAGS = 13, THDESC = 44, STREAMING = 54, PERF = 66 };
+
+/* InternedData: a string entry (InternedString{iid, str}) of field. */
+static void istr(pb *in, uint32_t field, uint64_t iid, const char *s)
+{
+    size_t m = pb_begin(in, field);
+    pb_varint(in, 1, iid);
+    pb_string(in, 2, s);
+    pb_end(in, m);
+}
+
+/* Frame{iid, function_name_id, mapping_id, rel_pc} (0: field absent). */
+static void iframe(pb *in, uint64_t iid, uint64_t fn, uint64_t map, uint64_t pc)
+{
+    size_t m = pb_begin(in, 6);
+    pb_varint(in, 1, iid);
+    if (fn)
+        pb_varint(in, 2, fn);
+    if (map)
+        pb_varint(in, 3, map);
+    if (pc)
+        pb_varint(in, 4, pc);
+    pb_end(in, m);
+}
+
+/* Callstack{iid, frame_ids packed}. */
+static void icallstack(pb *in, uint64_t iid, const uint64_t *frames, size_t n)
+{
+    size_t m = pb_begin(in, 7);
+    pb_varint(in, 1, iid);
+    pb_packed(in, 2, frames, n);
+    pb_end(in, m);
+}
+
+/* Mapping{iid, build_id, path_string_ids...}. */
+static void imapping(pb *in, uint64_t iid, uint64_t build, const uint64_t *paths, size_t n)
+{
+    size_t m = pb_begin(in, 19);
+    pb_varint(in, 1, iid);
+    pb_varint(in, 2, build);
+    for (size_t i = 0; i < n; i++)
+        pb_varint(in, 7, paths[i]);
+    pb_end(in, m);
+}
+
+/* The interned data of the tests: libc.so frames main > work > leaf and
+ * main > work > other, callstacks 1 and 2, with iids shifted by k (so
+ * that another sequence can name the same frames by other iids). */
+static void profile_interned(pb *in, uint64_t k)
+{
+    istr(in, 5, 1 + k, "main");
+    istr(in, 5, 2 + k, "work");
+    istr(in, 5, 3 + k, "leaf");
+    istr(in, 5, 4 + k, "other");
+    istr(in, 17, 1 + k, "system");
+    istr(in, 17, 2 + k, "lib64");
+    istr(in, 17, 3 + k, "libc.so");
+    istr(in, 16, 1 + k, "\x01\xab");
+    const uint64_t paths[] = {1 + k, 2 + k, 3 + k};
+    imapping(in, 1 + k, 1 + k, paths, 3);
+    iframe(in, 1 + k, 1 + k, 1 + k, 0x100);
+    iframe(in, 2 + k, 2 + k, 1 + k, 0x200);
+    iframe(in, 3 + k, 3 + k, 1 + k, 0x300);
+    iframe(in, 4 + k, 4 + k, 1 + k, 0x400);
+    const uint64_t cs1[] = {1 + k, 2 + k, 3 + k}, cs2[] = {1 + k, 2 + k, 4 + k};
+    icallstack(in, 1 + k, cs1, 3);
+    icallstack(in, 2 + k, cs2, 3);
+}
+
+/* A packet on seq with flags, timestamp ts (>= 0), interned data (or
+ * NULL) and data field num = msg (or none). */
+static void packet(pb *t, uint32_t seq, uint32_t flags, int64_t ts, const pb *in, uint32_t num,
+                   const pb *msg)
+{
+    size_t m = pb_begin(t, 1);
+    if (ts >= 0)
+        pb_varint(t, TS, (uint64_t)ts);
+    pb_varint(t, SEQ, seq);
+    if (flags)
+        pb_varint(t, FLAGS, flags);
+    if (in)
+        pb_msg(t, INTERNED, in);
+    if (msg)
+        pb_msg(t, num, msg);
+    pb_end(t, m);
+}
+
+/* PerfSample{cpu, pid, tid, callstack_iid (cs > 0), timebase_count}. */
+static void perf(pb *t, uint32_t seq, int64_t ts, uint64_t cs, uint64_t count)
+{
+    pb s;
+    pb_init(&s);
+    pb_varint(&s, 1, 2);
+    pb_varint(&s, 2, 100);
+    pb_varint(&s, 3, 101);
+    if (cs)
+        pb_varint(&s, 4, cs);
+    pb_varint(&s, 5, 2); /* MODE_USER */
+    pb_varint(&s, 6, count);
+    packet(t, seq, 2, ts, NULL, PERF, &s);
+    pb_free(&s);
+}
+
+/* The first packet of seq: clears its state and interns the profile. */
+static void seq_start(pb *t, uint32_t seq, uint64_t k)
+{
+    pb in;
+    pb_init(&in);
+    profile_interned(&in, k);
+    packet(t, seq, 1, -1, &in, 0, NULL);
+    pb_free(&in);
+}
+
+/* ---- PerfSample --------------------------------------------------------- */
+
+static void test_perf_sample(void)
+{
+    pb t, s;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    perf(&t, 1, 1000, 1, 10);
+    perf(&t, 1, 2000, 2, 20);
+    perf(&t, 1, 3000, 1, 30);
+    /* not samples: kernel records lost, a producer event */
+    pb_init(&s);
+    pb_varint(&s, 1, 3);
+    pb_varint(&s, 17, 7);
+    packet(&t, 1, 2, 3500, NULL, PERF, &s);
+    pb_free(&s);
+    pb_init(&s);
+    pb_varint(&s, 1, 3);
+    pb cs;
+    pb_init(&cs);
+    pb_varint(&cs, 1, 1);
+    pb_msg(&s, 19, &cs);
+    pb_free(&cs);
+    packet(&t, 1, 2, 3600, NULL, PERF, &s);
+    pb_free(&s);
+    /* a sample the profiler skipped: a sample still, without a stack */
+    pb_init(&s);
+    pb_varint(&s, 2, 100);
+    pb_varint(&s, 6, 40);
+    pb_varint(&s, 18, 2);
+    packet(&t, 1, 2, 4000, NULL, PERF, &s);
+    pb_free(&s);
+
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 4);
+    /* main, work, leaf, and other under the same main > work */
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 4);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_DATA_LOSS], 1);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 0);
+    const cev *f0 = nth(&c, TREAD_EVENT_STACK_FRAME, 0);
+    const cev *f1 = nth(&c, TREAD_EVENT_STACK_FRAME, 1);
+    const cev *f2 = nth(&c, TREAD_EVENT_STACK_FRAME, 2);
+    const cev *f3 = nth(&c, TREAD_EVENT_STACK_FRAME, 3);
+    CHECK(f0 && f1 && f2 && f3);
+    if (!f0 || !f1 || !f2 || !f3)
+        goto out;
+    CHECK_EQ_STR(f0->name, "main");
+    CHECK_EQ_STR(f1->name, "work");
+    CHECK_EQ_STR(f2->name, "leaf");
+    CHECK_EQ_STR(f3->name, "other");
+    CHECK_EQ_STR(f0->cat, "/system/lib64/libc.so");
+    CHECK_EQ_STR(f0->build_id, "01ab");
+    CHECK(f2->has_rel_pc && f2->rel_pc == 0x300);
+    CHECK_EQ_STR(f0->parent, "");
+    CHECK_EQ_STR(f1->parent, f0->id);
+    CHECK_EQ_STR(f2->parent, f1->id);
+    CHECK_EQ_STR(f3->parent, f1->id);
+    CHECK(strncmp(f0->id, "pf:", 3) == 0 && strlen(f0->id) == 19);
+    CHECK(!(f0->ev.flags & (TREAD_HAS_TS | TREAD_HAS_SEQ | TREAD_NAME_UNRESOLVED)));
+    const cev *s0 = nth(&c, TREAD_EVENT_SAMPLE, 0), *s1 = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    const cev *s2 = nth(&c, TREAD_EVENT_SAMPLE, 2), *s3 = nth(&c, TREAD_EVENT_SAMPLE, 3);
+    CHECK_EQ_STR(s0->sf, f2->id);
+    CHECK_EQ_STR(s1->sf, f3->id);
+    CHECK_EQ_STR(s2->sf, f2->id);
+    CHECK_EQ_STR(s3->sf, "");
+    CHECK(s0->ev.ts == 1000 && (s0->ev.flags & TREAD_HAS_TS));
+    CHECK(s0->ev.pid == 100 && s0->ev.tid == 101 && (s0->ev.flags & TREAD_HAS_TID));
+    CHECK(s0->ev.cpu == 2 && (s0->ev.flags & TREAD_HAS_CPU));
+    CHECK(s0->ev.value_int == 10 && (s0->ev.flags & TREAD_VALUE_IS_INT));
+    CHECK(s3->ev.value_int == 40 && s3->ev.pid == 100);
+    /* the frames come right before the sample that first uses them */
+    CHECK(c.e[3].ev.kind == TREAD_EVENT_SAMPLE && c.e[4].ev.kind == TREAD_EVENT_STACK_FRAME);
+out:
+    free(c.e);
+    pb_free(&t);
+}
+
+/* The same frames by other iids on another sequence, and again after a
+ * clear: the same ids, and no frame defined twice. */
+static void test_ids_shared(void)
+{
+    pb t;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    perf(&t, 1, 1000, 1, 1);
+    seq_start(&t, 2, 50);
+    perf(&t, 2, 2000, 51, 2);
+    perf(&t, 2, 2100, 52, 3);
+    seq_start(&t, 1, 0); /* a clear: interned again */
+    perf(&t, 1, 3000, 1, 4);
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 4);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 4);
+    const cev *a = nth(&c, TREAD_EVENT_SAMPLE, 0), *b = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    const cev *d = nth(&c, TREAD_EVENT_SAMPLE, 3);
+    CHECK(a && b && d && !strcmp(a->sf, b->sf) && !strcmp(a->sf, d->sf) && a->sf[0]);
+    free(c.e);
+    pb_free(&t);
+}
+
+/* A callstack iid given new frames (same generation): the new leaf. */
+static void test_redefined(void)
+{
+    pb t, in;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    perf(&t, 1, 1000, 1, 1);
+    pb_init(&in);
+    const uint64_t cs[] = {1, 4};
+    icallstack(&in, 1, cs, 2);
+    packet(&t, 1, 0, -1, &in, 0, NULL);
+    pb_free(&in);
+    perf(&t, 1, 2000, 1, 2);
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    const cev *s1 = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    CHECK(s1 != NULL);
+    if (s1) {
+        const cev *leaf = frame_by_id(&c, s1->sf);
+        CHECK(leaf && !strcmp(leaf->name, "other"));
+        const cev *up = leaf ? frame_by_id(&c, leaf->parent) : NULL;
+        CHECK(up && !strcmp(up->name, "main"));
+    }
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 4); /* main>other is new */
+    free(c.e);
+    pb_free(&t);
+}
+
+/* ---- unresolved and limits ---------------------------------------------- */
+
+static void test_unresolved(void)
+{
+    pb t, in;
+    pb_init(&t);
+    pb_init(&in);
+    istr(&in, 5, 1, "known");
+    iframe(&in, 1, 1, 0, 0x10);
+    iframe(&in, 2, 9, 0, 0x20);   /* function name 9: never interned */
+    iframe(&in, 3, 1, 7, 0x30);   /* mapping 7: never interned */
+    const uint64_t cs[] = {1, 2, 3, 8}; /* frame 8: never interned */
+    icallstack(&in, 1, cs, 4);
+    packet(&t, 1, 1, -1, &in, 0, NULL);
+    pb_free(&in);
+    perf(&t, 1, 1000, 1, 1);
+    perf(&t, 1, 1100, 5, 1); /* callstack 5: never interned */
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 4);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 2);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 4);
+    const cev *f0 = nth(&c, TREAD_EVENT_STACK_FRAME, 0);
+    const cev *f1 = nth(&c, TREAD_EVENT_STACK_FRAME, 1);
+    const cev *f3 = nth(&c, TREAD_EVENT_STACK_FRAME, 3);
+    CHECK(f0 && !(f0->ev.flags & TREAD_NAME_UNRESOLVED) && !strcmp(f0->name, "known"));
+    CHECK(f1 && (f1->ev.flags & TREAD_NAME_UNRESOLVED) && f1->name[0] == 0 && f1->has_rel_pc);
+    CHECK(f3 && (f3->ev.flags & TREAD_NAME_UNRESOLVED) && !f3->has_rel_pc);
+    const cev *s1 = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    CHECK(s1 && s1->sf[0] == 0);
+    free(c.e);
+    pb_free(&t);
+}
+
+static void test_depth_limit(void)
+{
+    pb t, in;
+    pb_init(&t);
+    pb_init(&in);
+    istr(&in, 5, 1, "f");
+    for (uint64_t i = 1; i <= 1500; i++)
+        iframe(&in, i, 1, 0, i);
+    uint64_t *ids = malloc(1500 * sizeof *ids);
+    for (size_t i = 0; i < 1500; i++)
+        ids[i] = i + 1;
+    icallstack(&in, 1, ids, 1500);
+    free(ids);
+    packet(&t, 1, 1, -1, &in, 0, NULL);
+    pb_free(&in);
+    perf(&t, 1, 1000, 1, 1);
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_LIMIT], 1);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 1024);
+    /* the leaf-most are kept: the root read is frame 477 */
+    const cev *f0 = nth(&c, TREAD_EVENT_STACK_FRAME, 0);
+    CHECK(f0 && f0->rel_pc == 477 && f0->parent[0] == 0);
+    free(c.e);
+    pb_free(&t);
+}
+
+static void test_node_limit(void)
+{
+    pb t, in;
+    pb_init(&t);
+    pb_init(&in);
+    istr(&in, 5, 1, "f");
+    uint64_t ids[18];
+    for (uint64_t i = 1; i <= 18; i++) {
+        iframe(&in, i, 1, 0, i);
+        ids[i - 1] = i;
+    }
+    icallstack(&in, 1, ids, 18);
+    packet(&t, 1, 1, -1, &in, 0, NULL);
+    pb_free(&in);
+    perf(&t, 1, 1000, 1, 1);
+    perf(&t, 1, 2000, 1, 2);
+    coll c = {0};
+    CHECK_EQ_INT(parse_opt(&c, &t, TREAD_OPT_MAX_PROFILE_NODES, 16), TREAD_STATUS_OK);
+    /* 16 kept; the two leaf-most are defined at each sample */
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 20);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_LIMIT], 2);
+    const cev *a = nth(&c, TREAD_EVENT_SAMPLE, 0), *b = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    CHECK(a && b && !strcmp(a->sf, b->sf));
+    free(c.e);
+    pb_free(&t);
+}
+
+/* ---- StreamingProfilePacket --------------------------------------------- */
+
+static void streaming(pb *t, uint32_t seq, const uint64_t *cs, size_t ncs, const uint64_t *dt,
+                      size_t ndt)
+{
+    pb s;
+    pb_init(&s);
+    pb_packed(&s, 1, cs, ncs);
+    for (size_t i = 0; i < ndt; i++)
+        pb_varint(&s, 2, dt[i]); /* unpacked: both forms are read */
+    pb_varint(&s, 3, 5);
+    packet(t, seq, 2, -1, NULL, STREAMING, &s);
+    pb_free(&s);
+}
+
+static void test_streaming(void)
+{
+    pb t, td, te;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    pb_init(&td);
+    pb_varint(&td, 1, 7);
+    pb_varint(&td, 2, 8);
+    pb_varint(&td, 6, 1000); /* reference_timestamp_us */
+    packet(&t, 1, 0, -1, NULL, THDESC, &td);
+    pb_free(&td);
+    const uint64_t cs[] = {1, 1, 2}, dt[] = {10, 5, 5, 100};
+    streaming(&t, 1, cs, 3, dt, 4); /* one more delta: it moves the time */
+    /* a legacy TrackEvent: its delta goes on from the samples' */
+    pb_init(&te);
+    pb_varint(&te, 1, 1);    /* timestamp_delta_us */
+    pb_varint(&te, 9, 3);    /* TYPE_INSTANT */
+    pb_string(&te, 23, "after");
+    packet(&t, 1, 2, -1, NULL, 11, &te);
+    pb_free(&te);
+    streaming(&t, 1, cs, 2, dt, 1); /* a callstack without its delta */
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 4);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_FIELD], 1);
+    const int64_t want[] = {1010000, 1015000, 1020000, 1131000};
+    for (int i = 0; i < 4; i++) {
+        const cev *x = nth(&c, TREAD_EVENT_SAMPLE, i);
+        CHECK(x && x->ev.ts == want[i] && x->ev.pid == 7 && x->ev.tid == 8 && x->sf[0]);
+    }
+    for (int i = 0; i < c.n; i++)
+        if (!strcmp(c.e[i].name, "after"))
+            CHECK(c.e[i].ev.ts == 1121000);
+    /* no thread descriptor: samples without a thread, said once */
+    pb_free(&t);
+    pb_init(&t);
+    seq_start(&t, 3, 0);
+    streaming(&t, 3, cs, 3, dt, 3);
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 3);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 1);
+    const cev *x = nth(&c, TREAD_EVENT_SAMPLE, 0);
+    CHECK(x && (x->ev.flags & TREAD_THREAD_UNRESOLVED) && !(x->ev.flags & TREAD_HAS_PID));
+    free(c.e);
+    pb_free(&t);
+}
+
+/* ---- malformed, chunks and stops ---------------------------------------- */
+
+static void test_malformed(void)
+{
+    pb t, in, s;
+    pb_init(&t);
+    pb_init(&in);
+    size_t m = pb_begin(&in, 7); /* a callstack whose packed ids overrun */
+    pb_varint(&in, 1, 1);
+    pb_tag(&in, 2, 2);
+    pb_varint_raw(&in, 2);
+    pb_raw(&in, "\x80\x80", 2);
+    pb_end(&in, m);
+    packet(&t, 1, 1, -1, &in, 0, NULL);
+    pb_free(&in);
+    perf(&t, 1, 1000, 1, 1);
+    pb_init(&s);
+    pb_raw(&s, "\xff\xff\xff", 3); /* a PerfSample that does not decode */
+    packet(&t, 1, 2, 1100, NULL, PERF, &s);
+    pb_free(&s);
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 1);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 0);
+    CHECK(c.warn[TREAD_WARN_BAD_RECORD] >= 2);
+    free(c.e);
+    pb_free(&t);
+}
+
+static void test_equivalence(void)
+{
+    pb t, td;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    pb_init(&td);
+    pb_varint(&td, 1, 7);
+    pb_varint(&td, 2, 8);
+    pb_varint(&td, 6, 1000);
+    packet(&t, 1, 0, -1, NULL, THDESC, &td);
+    pb_free(&td);
+    const uint64_t cs[] = {1, 2, 1}, dt[] = {10, 5, 5};
+    for (int i = 0; i < 4; i++) {
+        perf(&t, 1, 1000 + i, (uint64_t)(1 + i % 2), (uint64_t)i);
+        streaming(&t, 1, cs, 3, dt, 3);
+    }
+    seq_start(&t, 2, 30);
+    perf(&t, 2, 9000, 32, 9);
+    dump ref;
+    dump_init(&ref);
+    dump_parse(&ref, t.data, t.len, 0, NULL);
+    CHECK(ref.events >= 21);
+    const size_t chunks[] = {1, 3, 64};
+    for (size_t i = 0; i < 3; i++) {
+        for (int stop = 0; stop < 2; stop++) {
+            dump d;
+            dump_init(&d);
+            d.stop_every = (size_t)stop;
+            dump_parse(&d, t.data, t.len, chunks[i], NULL);
+            CHECK(ref.text && d.text && strcmp(ref.text, d.text) == 0);
+            if (ref.text && d.text && strcmp(ref.text, d.text) != 0)
+                dump_show_difference(ref.text, d.text);
+            dump_free(&d);
+        }
+    }
+    dump_free(&ref);
+    pb_free(&t);
+}
+
+int main(void)
+{
+    test_perf_sample();
+    test_ids_shared();
+    test_redefined();
+    test_unresolved();
+    test_depth_limit();
+    test_node_limit();
+    test_streaming();
+    test_malformed();
+    test_equivalence();
+    return TEST_EXIT();
+}
