@@ -187,7 +187,9 @@ static int stream_rewrite(split_perfetto *s, const unsigned char *m, size_t n, i
     int done = 0;
     t->len = 0;
     rd_init(&r, m, n);
+    const unsigned char *at = r.p;
     while (rd_next(&r, &f) > 0) {
+        at = r.p;
         if (done || f.num != 2 || (f.wire != 0 && f.wire != 2) ||
             (f.wire == 2 && f.len == 0)) {
             if (buf_put(t, f.start, (size_t)(r.p - f.start)))
@@ -216,6 +218,10 @@ static int stream_rewrite(split_perfetto *s, const unsigned char *m, size_t n, i
             buf_put(t, pr.p, rest))
             return spf_nomem(s);
     }
+    /* a tail that does not decode stays as it is: the decoder read the
+     * deltas before it, and warns of it */
+    if (at < r.end && buf_put(t, at, (size_t)(r.end - at)))
+        return spf_nomem(s);
     return 0;
 }
 

@@ -169,22 +169,23 @@ static int legacy_time_field(uint32_t num)
 static int copy_fields(const unsigned char *p, const unsigned char *e, int top, unsigned char *out,
                        size_t *olen)
 {
+    const unsigned char *start = p;
     while (p < e) {
-        const unsigned char *start = p;
         uint64_t tag, v;
+        start = p;
         if (vr(&p, e, &tag))
-            return -1;
+            goto bad;
         uint32_t num = (uint32_t)(tag >> 3);
         int wire = (int)(tag & 7);
         const unsigned char *data = NULL;
         size_t len = 0;
         switch (wire) {
-        case 0: if (vr(&p, e, &v)) return -1; break;
-        case 1: if (e - p < 8) return -1; p += 8; break;
-        case 5: if (e - p < 4) return -1; p += 4; break;
+        case 0: if (vr(&p, e, &v)) goto bad; break;
+        case 1: if (e - p < 8) goto bad; p += 8; break;
+        case 5: if (e - p < 4) goto bad; p += 4; break;
         case 2:
             if (vr(&p, e, &v) || v > (uint64_t)(e - p))
-                return -1;
+                goto bad;
             data = p, len = (size_t)v;
             p += v;
             break;
@@ -192,11 +193,11 @@ static int copy_fields(const unsigned char *p, const unsigned char *e, int top, 
             /* as the split and the decoder skip a group */
             rd r = {p, e};
             if (rd_skip_group(&r, num))
-                return -1;
+                goto bad;
             p = r.p;
             break;
         }
-        default: return -1;
+        default: goto bad;
         }
         if (top == 2) { /* a StreamingProfilePacket */
             if (num == 2)
@@ -227,6 +228,14 @@ static int copy_fields(const unsigned char *p, const unsigned char *e, int top, 
         memcpy(out + *olen, start, (size_t)(p - start));
         *olen += (size_t)(p - start);
     }
+    return 0;
+bad:
+    if (top != 2)
+        return -1;
+    /* a streaming packet's tail that does not decode: as it is
+     * (split_perfetto keeps it so; the decoder read what was before) */
+    memcpy(out + *olen, start, (size_t)(e - start));
+    *olen += (size_t)(e - start);
     return 0;
 }
 

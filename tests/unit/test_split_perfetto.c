@@ -594,6 +594,9 @@ static void test_streaming_profile(void)
             else
                 for (int k = 0; k < 3; k++)
                     pb_varint(&t, 2, dt[k]);
+            if (i % 7 == 3)
+                pb_raw(&t, "\x01\x0a", 2); /* a tail that does not decode (field 0),
+                                             kept as it is (fuzz_split_perfetto) */
             pb_end(&t, e);
         }
         pb_end(&t, m);
