@@ -470,7 +470,9 @@ static int write_held(split_perfetto *s)
         if (k && k->incremental)
             k->running = (int64_t)((uint64_t)k->running + ts);
     }
-    if (!dropped && thdesc) {
+    /* (one that does not decode the decoder skips: the thread before it
+     * stays, and so the piece's copy; fuzz_split_perfetto) */
+    if (!dropped && thdesc && lp.has_refs) {
         q->thread.len = 0;
         if (buf_put(&q->thread, thdesc, thdesc_len))
             return spf_nomem(s);

@@ -600,6 +600,16 @@ static void test_streaming_profile(void)
             pb_end(&t, e);
         }
         pb_end(&t, m);
+        if (i == 40) {
+            /* a ThreadDescriptor that does not decode: the decoder keeps
+             * the thread before it, and so must the pieces
+             * (fuzz_split_perfetto) */
+            packet_begin(&t, &m, 9, 0, 0);
+            e = pb_begin(&t, 44);
+            pb_raw(&t, "\x08\x09\xe8\x07", 4);
+            pb_end(&t, e);
+            pb_end(&t, m);
+        }
     }
     split_perfetto_stats st;
     split_check("streaming profile", &t, sizes, NSIZES - 1, NULL, &st);
