@@ -569,7 +569,7 @@ typedef enum tread_option {
                                       are delivered unexpanded. Also the
                                       callsites of Perfetto CPU samples
                                       remembered (16 bytes each); past it
-                                      they are defined again where met */
+                                      they are not defined */
     TREAD_OPT_INFLATE,             /* what inflates gzip input and Perfetto
                                       compressed packets: -1 (default) the
                                       fastest built in, isa-l when tread

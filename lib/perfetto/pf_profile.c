@@ -65,6 +65,7 @@ typedef struct pf_prof {
     int types_found;
     const tread_perfetto_msgtype *t_perf;
     int warned_limit;          /* this packet */
+    size_t packet_frames;      /* callsites this packet defined */
     uint64_t n_perf, n_perf_skipped, n_perf_records_lost, n_perf_producer;
     uint64_t n_streaming, n_frames, n_not_kept, n_truncated, n_bad;
 } pf_prof;
@@ -568,22 +569,35 @@ static int callstack_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid,
         if (read_frame(d, y, s, y->ids[(first + i) % PF_PROF_MAX_DEPTH], &fi, off))
             return -1;
         h = node_hash(parent, &fi, y);
-        int sr = seen_add(d, y, h, off);
+        /* a packet's new callsites are its events too: bounded, so that a
+         * packet cannot queue more than PF_PROF_MAX_PACKET_FRAMES of them */
+        int sr = y->packet_frames < PF_PROF_MAX_PACKET_FRAMES ? seen_add(d, y, h, off) : 3;
         if (sr < 0)
             return -1;
-        if (sr == 2) {
+        if (sr >= 2) {
+            /* not remembered, so not defined (defining it at every use
+             * would let one sample queue 1024 events past the limit): the
+             * sample names a frame no event defines */
             all_kept = 0;
             y->n_not_kept++;
             if (!y->warned_limit) {
                 y->warned_limit = 1;
-                tread__warn(d->p, TREAD_WARN_LIMIT, off,
-                            "more than %zu stack frames (TREAD_OPT_MAX_PROFILE_NODES): frames "
-                            "past it are defined again where they are met",
-                            d->p->max_profile_nodes);
+                if (sr == 2)
+                    tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                                "more than %zu stack frames (TREAD_OPT_MAX_PROFILE_NODES): "
+                                "frames past it are not defined",
+                                d->p->max_profile_nodes);
+                else
+                    tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                                "more than %d new stack frames in one packet "
+                                "(PF_PROF_MAX_PACKET_FRAMES): the rest are defined where next met",
+                                PF_PROF_MAX_PACKET_FRAMES);
             }
+        } else if (sr == 1) {
+            y->packet_frames++;
+            if (define_frame(d, y, base, &fi, h, i > 0, parent))
+                return -1;
         }
-        if (sr && define_frame(d, y, base, &fi, h, i > 0, parent))
-            return -1;
         parent = h;
     }
     if (all_kept) {
@@ -821,6 +835,7 @@ int pf_profile_packet(pf_decoder *d, pf_seq *s, uint32_t num, const unsigned cha
     y->scratch.len = 0;
     y->nfix = 0;
     y->warned_limit = 0;
+    y->packet_frames = 0;
     int rc = num == PF_PKT_PERF_SAMPLE ? perf_sample(d, y, s, m, len, base)
                                        : streaming_profile(d, y, s, m, len, base);
     if (rc)

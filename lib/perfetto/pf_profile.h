@@ -27,6 +27,9 @@ enum {
 /* Frames of one callstack read: a deeper one keeps its leaf-most frames
  * (a warned TREAD_WARN_LIMIT). Bounds the events one callstack makes. */
 #define PF_PROF_MAX_DEPTH 1024
+/* New callsites one packet defines (each is a queued event): past it, the
+ * rest are defined where next met (a warned TREAD_WARN_LIMIT). */
+#define PF_PROF_MAX_PACKET_FRAMES 65536
 
 static inline int pf_profile_wants(uint32_t num)
 {

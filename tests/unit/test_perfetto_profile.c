@@ -26,6 +26,7 @@ typedef struct coll {
     cev *e;
     int n;
     int warn[TREAD_WARN_KIND_COUNT_];
+    long kinds[TREAD_EVENT_KIND_COUNT_]; /* every event, kept or not */
 } coll;
 
 static void cpy(char *dst, size_t cap, tread_str s)
@@ -41,6 +42,7 @@ static void cpy(char *dst, size_t cap, tread_str s)
 static int on_event(void *user, const tread_event *ev)
 {
     coll *c = user;
+    c->kinds[ev->kind]++;
     if (c->n >= MAXEV)
         return 0;
     cev *x = &c->e[c->n++];
@@ -437,11 +439,53 @@ static void test_node_limit(void)
     perf(&t, 1, 2000, 1, 2);
     coll c = {0};
     CHECK_EQ_INT(parse_opt(&c, &t, TREAD_OPT_MAX_PROFILE_NODES, 16), TREAD_STATUS_OK);
-    /* 16 kept; the two leaf-most are defined at each sample */
-    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 20);
+    /* 16 kept and defined; the two leaf-most are neither (bounded: one
+     * sample cannot queue a callstack's frames again and again) */
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 16);
     CHECK_EQ_INT(c.warn[TREAD_WARN_LIMIT], 2);
     const cev *a = nth(&c, TREAD_EVENT_SAMPLE, 0), *b = nth(&c, TREAD_EVENT_SAMPLE, 1);
-    CHECK(a && b && !strcmp(a->sf, b->sf));
+    CHECK(a && b && !strcmp(a->sf, b->sf) && a->sf[0] && !frame_by_id(&c, a->sf));
+    const cev *last = nth(&c, TREAD_EVENT_STACK_FRAME, 15);
+    CHECK(last && last->rel_pc == 16);
+    free(c.e);
+    pb_free(&t);
+}
+
+/* One packet that would define more than PF_PROF_MAX_PACKET_FRAMES
+ * callsites (each a queued event) defines that many; the next packet the
+ * rest. */
+static void test_packet_frames_limit(void)
+{
+    enum { DEPTH = 1024, STACKS = 70 };
+    pb t, in, sp;
+    pb_init(&t);
+    pb_init(&in);
+    istr(&in, 5, 1, "f");
+    for (uint64_t i = 1; i <= DEPTH; i++)
+        iframe(&in, i, 1, 0, i);
+    uint64_t *ids = malloc(DEPTH * sizeof *ids), cs[STACKS], dt[STACKS];
+    for (uint64_t k = 0; k < STACKS; k++) {
+        for (size_t i = 0; i < DEPTH; i++)
+            ids[i] = 1 + (i + k) % DEPTH; /* a root of its own: no callsite shared */
+        icallstack(&in, k + 1, ids, DEPTH);
+        cs[k] = k + 1;
+        dt[k] = 1;
+    }
+    free(ids);
+    packet(&t, 1, 1, -1, &in, 0, NULL);
+    pb_free(&in);
+    for (int round = 0; round < 2; round++) {
+        pb_init(&sp);
+        pb_packed(&sp, 1, cs, STACKS);
+        pb_packed(&sp, 2, dt, STACKS);
+        packet(&t, 1, 2, -1, NULL, STREAMING, &sp);
+        pb_free(&sp);
+    }
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.kinds[TREAD_EVENT_STACK_FRAME], STACKS * DEPTH);
+    CHECK_EQ_INT(c.kinds[TREAD_EVENT_SAMPLE], 2 * STACKS);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_LIMIT], 1);
     free(c.e);
     pb_free(&t);
 }
@@ -584,6 +628,7 @@ int main(void)
     test_unresolved();
     test_depth_limit();
     test_node_limit();
+    test_packet_frames_limit();
     test_streaming();
     test_malformed();
     test_equivalence();
