@@ -138,14 +138,22 @@ static uint64_t h_u64(uint64_t h, uint64_t v)
     return fmix(h ^ fmix(v + 0x9e3779b97f4a7c15ULL));
 }
 
+/* 8 bytes a step (a byte at a time was 16% of the instructions of a
+ * trace whose 2,000 callstacks were each met once per 20 samples) */
 static uint64_t h_str(uint64_t h, uint64_t tag, const char *s, size_t n)
 {
-    uint64_t f = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        f ^= (unsigned char)s[i];
-        f *= 0x100000001b3ULL;
+    uint64_t f = h_u64(h_u64(h, tag), n);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        f = (f ^ w) * 0x9e3779b97f4a7c15ULL;
+        f ^= f >> 29;
     }
-    return h_u64(h_u64(h_u64(h, tag), n), f);
+    uint64_t t = 0;
+    for (size_t k = 0; i + k < n; k++)
+        t |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+    return h_u64(f, t);
 }
 
 /* 1: h is new and now remembered; 0: met before; 2: new, not remembered
@@ -211,16 +219,26 @@ static int add_fix(pf_decoder *d, pf_prof *y, size_t qi, int what, size_t off, s
     return 0;
 }
 
-/* Appends "pf:<16 hex>" and its NUL to the scratch; its offset in *at. */
+/* Appends "pf:<16 hex>" and its NUL to the scratch; its offset in *at.
+ * (a byte's two digits a step, from a table: once per sample) */
 static int put_id(pf_decoder *d, pf_prof *y, uint64_t h, size_t *at, uint64_t off)
 {
-    static const char hex[] = "0123456789abcdef";
-    if (tread_buf_reserve(&y->scratch, ID_LEN + 1))
+    static const char pairs[] =
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+        "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+        "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+        "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+        "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+        "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+        "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+        "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+    if (y->scratch.cap - y->scratch.len < ID_LEN + 1 &&
+        tread_buf_reserve(&y->scratch, ID_LEN + 1))
         return nomem(d, off);
     char *o = (char *)y->scratch.data + y->scratch.len;
     memcpy(o, "pf:", 3);
-    for (int i = 0; i < 16; i++)
-        o[3 + i] = hex[(h >> (60 - 4 * i)) & 15];
+    for (int i = 0; i < 8; i++)
+        memcpy(o + 3 + 2 * i, pairs + 2 * ((h >> (56 - 8 * i)) & 0xff), 2);
     o[ID_LEN] = 0;
     *at = y->scratch.len;
     y->scratch.len += ID_LEN + 1;
