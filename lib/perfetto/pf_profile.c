@@ -157,8 +157,9 @@ static uint64_t h_str(uint64_t h, uint64_t tag, const char *s, size_t n)
 }
 
 /* 1: h is new and now remembered; 0: met before; 2: new, not remembered
- * (the table is full); -1 after tread__fail. */
-static int seen_add(pf_decoder *d, pf_prof *y, uint64_t h, uint64_t off)
+ * (the table is full); 3: new, not remembered (may_add 0); -1 after
+ * tread__fail. */
+static int seen_add(pf_decoder *d, pf_prof *y, uint64_t h, int may_add, uint64_t off)
 {
     if (!h)
         h = 1;
@@ -170,6 +171,8 @@ static int seen_add(pf_decoder *d, pf_prof *y, uint64_t h, uint64_t off)
             j = (j + 1) & (y->seen_size - 1);
         }
     }
+    if (!may_add)
+        return 3;
     if (y->seen_used >= d->p->max_profile_nodes)
         return 2;
     if ((y->seen_used + 1) * 2 > y->seen_size) {
@@ -581,15 +584,19 @@ static int callstack_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid,
         n = PF_PROF_MAX_DEPTH;
     }
     uint64_t h = 0, parent = 0;
-    int all_kept = 1;
+    int all_kept = 1; /* every callsite remembered and resolved: cacheable */
     for (size_t i = 0; i < n; i++) {
         frame_info fi;
         if (read_frame(d, y, s, y->ids[(first + i) % PF_PROF_MAX_DEPTH], &fi, off))
             return -1;
         h = node_hash(parent, &fi, y);
+        /* an iid that named nothing may be interned later (not a
+         * redefinition): its callstack is not cached */
+        if (fi.unresolved)
+            all_kept = 0;
         /* a packet's new callsites are its events too: bounded, so that a
          * packet cannot queue more than PF_PROF_MAX_PACKET_FRAMES of them */
-        int sr = y->packet_frames < PF_PROF_MAX_PACKET_FRAMES ? seen_add(d, y, h, off) : 3;
+        int sr = seen_add(d, y, h, y->packet_frames < PF_PROF_MAX_PACKET_FRAMES, off);
         if (sr < 0)
             return -1;
         if (sr >= 2) {

@@ -394,6 +394,36 @@ static void test_unresolved(void)
     pb_free(&t);
 }
 
+/* A frame interned after a sample named it (not a redefinition): the next
+ * sample resolves it. */
+static void test_interned_later(void)
+{
+    pb t, in;
+    pb_init(&t);
+    pb_init(&in);
+    istr(&in, 5, 1, "root");
+    iframe(&in, 1, 1, 0, 0x10);
+    const uint64_t cs[] = {1, 2};
+    icallstack(&in, 1, cs, 2);
+    packet(&t, 1, 1, -1, &in, 0, NULL);
+    pb_free(&in);
+    perf(&t, 1, 1000, 1, 1); /* frame 2 unknown yet */
+    pb_init(&in);
+    istr(&in, 5, 2, "late");
+    iframe(&in, 2, 2, 0, 0x20);
+    packet(&t, 1, 0, -1, &in, 0, NULL);
+    pb_free(&in);
+    perf(&t, 1, 2000, 1, 2);
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    const cev *s1 = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    const cev *leaf = s1 ? frame_by_id(&c, s1->sf) : NULL;
+    CHECK(leaf && !strcmp(leaf->name, "late") && !(leaf->ev.flags & TREAD_NAME_UNRESOLVED));
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 1);
+    free(c.e);
+    pb_free(&t);
+}
+
 static void test_depth_limit(void)
 {
     pb t, in;
@@ -626,6 +656,7 @@ int main(void)
     test_ids_shared();
     test_redefined();
     test_unresolved();
+    test_interned_later();
     test_depth_limit();
     test_node_limit();
     test_packet_frames_limit();
