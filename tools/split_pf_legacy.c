@@ -225,6 +225,20 @@ static int stream_rewrite(split_perfetto *s, const unsigned char *m, size_t n, i
     return 0;
 }
 
+/* Where the packet's last length-delimited field num begins (the one the
+ * decoder reads), or NULL. */
+static const unsigned char *last_field(const unsigned char *p, size_t n, uint32_t num)
+{
+    rd r;
+    fld f;
+    const unsigned char *last = NULL;
+    rd_init(&r, p, n);
+    while (rd_next(&r, &f) > 0)
+        if (f.num == num && f.wire == 2)
+            last = f.start;
+    return last;
+}
+
 int spf_legacy_rewrite(split_perfetto *s, const lg_packet *lp,
                        const unsigned char *p, size_t n, buf *out)
 {
@@ -236,11 +250,7 @@ int spf_legacy_rewrite(split_perfetto *s, const lg_packet *lp,
          * streaming_profile_packet of the packet */
         rd r;
         fld f;
-        const unsigned char *last = NULL;
-        rd_init(&r, p, n);
-        while (rd_next(&r, &f) > 0)
-            if (f.num == F_STREAMING_PROFILE && f.wire == 2)
-                last = f.start;
+        const unsigned char *last = last_field(p, n, F_STREAMING_PROFILE);
         out->len = 0;
         rd_init(&r, p, n);
         while (rd_next(&r, &f) > 0) {
@@ -258,11 +268,7 @@ int spf_legacy_rewrite(split_perfetto *s, const lg_packet *lp,
     /* the decoder reads the last TrackEvent of the packet: that one */
     rd r, e;
     fld f, g;
-    const unsigned char *last = NULL;
-    rd_init(&r, p, n);
-    while (rd_next(&r, &f) > 0)
-        if (f.num == F_TRACK_EVENT && f.wire == 2)
-            last = f.start;
+    const unsigned char *last = last_field(p, n, F_TRACK_EVENT);
     out->len = 0;
     rd_init(&r, p, n);
     while (rd_next(&r, &f) > 0) {
