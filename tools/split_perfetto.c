@@ -55,15 +55,16 @@ static int put_saved(buf *out, const saved *sv)
     return 0;
 }
 
-/* What every piece starts with: the global clock snapshots in force, then
- * the trace-level packets. */
+/* What every piece starts with: the whole file's trace clock, the global
+ * clock snapshots in force, then the trace-level packets. */
 static int piece_header(split_perfetto *s, buf *out)
 {
+    if (spf_pin_trace_clock(s, out))
+        return -1;
     for (size_t i = 0; i < s->n_snaps; i++) {
         saved *sv = &s->snaps[(s->snap_head + i) % SPLIT_PF_CLOCK_SNAPSHOTS];
-        sv->field = F_CLOCK_SNAPSHOT;
-        if (put_saved(out, sv))
-            return spf_nomem(s);
+        if (spf_put_snapshot(s, out, sv->seq, sv->msg.p, sv->msg.len))
+            return -1;
     }
     for (size_t i = 0; i < s->n_trace; i++)
         if (put_saved(out, &s->trace_pk[i]))
@@ -226,7 +227,7 @@ static int read_track_event(const unsigned char *te, size_t n, lg_packet *lp,
 
 /* Writes the packet held, after what it needs; then moves the copy of the
  * state on as the whole file's decoder did. */
-static int write_held(split_perfetto *s)
+static int write_packet(split_perfetto *s)
 {
     const tread_perfetto_packet *pk = &s->pk;
     const unsigned char *p = s->cur.p;
@@ -486,6 +487,17 @@ static int write_held(split_perfetto *s)
     return 0;
 }
 
+static int write_held(split_perfetto *s)
+{
+    if (write_packet(s))
+        return -1;
+    /* (the hook's clock fields are as after the packet: as before the
+     * next) */
+    s->trace_clock = s->pk.trace_clock_id;
+    s->clock_fixed = (s->pk.state & TREAD_PF_STATE_CLOCK_FIXED) != 0;
+    return 0;
+}
+
 /* ---- the interface ---------------------------------------------------- */
 
 split_perfetto *split_perfetto_new(split_pieces *sp)
@@ -494,6 +506,7 @@ split_perfetto *split_perfetto_new(split_pieces *sp)
     if (!s)
         return NULL;
     s->sp = sp;
+    s->trace_clock = SPF_CLOCK_BOOTTIME;
     s->t_packet = tread_perfetto_msgtype_find("perfetto.protos.TracePacket");
     s->t_frame = tread_perfetto_msgtype_find("perfetto.protos.Frame");
     s->t_callstack = tread_perfetto_msgtype_find("perfetto.protos.Callstack");

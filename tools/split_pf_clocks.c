@@ -103,10 +103,8 @@ int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out)
             dup = q->clk[j].snap.len == b->len && memcmp(q->clk[j].snap.p, b->p, b->len) == 0;
         if (dup || !b->len)
             continue;
-        if (put_packet_begin(out, &mark) || buf_tag(out, F_SEQ_ID, 0) ||
-            buf_varint(out, q->id) || buf_lenfield(out, F_CLOCK_SNAPSHOT, b->p, b->len))
-            return spf_nomem(s);
-        put_packet_end(out, mark);
+        if (spf_put_snapshot(s, out, q->id, b->p, b->len))
+            return -1;
     }
     for (size_t i = 0; i < q->n_clk; i++) {
         seq_clock *k = &q->clk[i];
@@ -119,11 +117,8 @@ int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out)
         fld f, g;
         rd_init(&r, k->snap.p, k->snap.len);
         while (rd_next(&r, &f) > 0) {
-            if (f.num != 1 || f.wire != 2) {
-                if (f.num == 2 && f.wire == 0) /* primary_trace_clock: as it was */
-                    buf_tag(&s->tmp2, 2, 0), buf_varint(&s->tmp2, f.v);
-                continue;
-            }
+            if (f.num != 1 || f.wire != 2)
+                continue; /* (primary_trace_clock: spf_pin_trace_clock's) */
             uint64_t id = 0, ts = 0, unit = 1;
             int incr = 0;
             rd_init(&c, f.data, f.len);
@@ -164,5 +159,60 @@ int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out)
             return spf_nomem(s);
         put_packet_end(out, mark);
     }
+    return 0;
+}
+
+int spf_put_snapshot(split_perfetto *s, buf *out, uint32_t seq, const unsigned char *m,
+                     size_t n)
+{
+    /* The whole file's decoder took primary_trace_clock from the snapshot
+     * when it was first read, or ignored it once a timestamp had fixed the
+     * trace clock; restated later, it would set the piece's trace clock to
+     * one the whole does not have (fuzz_split_perfetto). Only a varint
+     * field 2 goes: a snapshot that does not decode must still not. */
+    size_t mark;
+    rd r;
+    fld f;
+    int rc;
+    if (put_packet_begin(out, &mark) ||
+        (seq && (buf_tag(out, F_SEQ_ID, 0) || buf_varint(out, seq))))
+        return spf_nomem(s);
+    s->tmp.len = 0;
+    rd_init(&r, m, n);
+    while ((rc = rd_next(&r, &f)) > 0)
+        if (!(f.num == 2 && f.wire == 0) &&
+            buf_put(&s->tmp, f.start, (size_t)(r.p - f.start)))
+            return spf_nomem(s);
+    if (rc < 0 && buf_put(&s->tmp, f.start, (size_t)(m + n - f.start)))
+        return spf_nomem(s);
+    if (buf_lenfield(out, F_CLOCK_SNAPSHOT, s->tmp.p, s->tmp.len))
+        return spf_nomem(s);
+    put_packet_end(out, mark);
+    return 0;
+}
+
+int spf_pin_trace_clock(split_perfetto *s, buf *out)
+{
+    /* The trace clock: a snapshot with only primary_trace_clock (none for
+     * BOOTTIME, the decoder's own default). Fixed: a timestamp on it, read
+     * in the same packet after the snapshot. The whole file had a snapshot
+     * naming that clock, so the piece's clock_sync event restates one. */
+    if (s->trace_clock == SPF_CLOCK_BOOTTIME && !s->clock_fixed)
+        return 0;
+    size_t mark;
+    unsigned char snap[12];
+    size_t sl = 0;
+    if (s->trace_clock != SPF_CLOCK_BOOTTIME) {
+        snap[sl++] = 2 << 3;
+        sl += varint_to(snap + sl, s->trace_clock);
+    }
+    if (put_packet_begin(out, &mark) ||
+        (sl && buf_lenfield(out, F_CLOCK_SNAPSHOT, snap, sl)))
+        return spf_nomem(s);
+    if (s->clock_fixed &&
+        (buf_tag(out, F_TIMESTAMP, 0) || buf_varint(out, 0) ||
+         buf_tag(out, F_CLOCK_ID, 0) || buf_varint(out, s->trace_clock)))
+        return spf_nomem(s);
+    put_packet_end(out, mark);
     return 0;
 }

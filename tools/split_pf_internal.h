@@ -28,6 +28,7 @@ enum {
     F_TRACK_DESC = 60
 };
 #define SEQ_CLEARED 1u
+#define SPF_CLOCK_BOOTTIME 6u /* the trace clock without primary_trace_clock */
 
 
 /* ---- bytes ------------------------------------------------------------ */
@@ -373,6 +374,10 @@ struct split_perfetto {
     size_t trace_bytes;
     saved snaps[SPLIT_PF_CLOCK_SNAPSHOTS]; /* ring, oldest first from snap_head */
     size_t n_snaps, snap_head;
+    /* the whole file's decoder's trace clock before the held packet, and
+     * whether a conversion fixed it (TREAD_PF_STATE_CLOCK_FIXED) */
+    uint32_t trace_clock;
+    int clock_fixed;
 
     /* the packet held until its events are seen */
     int have;
@@ -502,6 +507,13 @@ seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int creat
 int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned char *m,
                       size_t n);
 int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out);
+/* A restated ClockSnapshot m as a packet on seq, without its
+ * primary_trace_clock (the piece's is set by spf_pin_trace_clock). */
+int spf_put_snapshot(split_perfetto *s, buf *out, uint32_t seq, const unsigned char *m,
+                     size_t n);
+/* What a piece starts with so that its decoder's trace clock is the whole
+ * file's, fixed when it is. */
+int spf_pin_trace_clock(split_perfetto *s, buf *out);
 counter *spf_counter_get(split_perfetto *s, seqst *q, uint64_t uuid);
 /* A TrackEvent's counter values read in the one pass over its fields
  * (split_perfetto.c read_track_event): spf_counter_begin, spf_counter_field

@@ -31,6 +31,10 @@ extern "C" {
 #define TREAD_PF_STATE_HAS_TS     (1u << 6) /* timestamp field present */
 #define TREAD_PF_STATE_TS_RAW     (1u << 7) /* ...but not convertible: ts is the
                                                raw value on clock_id */
+#define TREAD_PF_STATE_CLOCK_FIXED (1u << 8) /* a timestamp has been converted
+                                               (this packet's or an earlier
+                                               one's): trace_clock_id can no
+                                               longer change */
 
 struct tread_perfetto_packet {
     const unsigned char *data; /* the TracePacket message bytes */
@@ -43,6 +47,8 @@ struct tread_perfetto_packet {
     uint64_t offset;           /* byte offset of the packet's field in the
                                   decompressed input (inside a compressed
                                   packet: that packet's offset) */
+    uint32_t trace_clock_id;   /* the trace clock once this packet is read
+                                  (primary_trace_clock, else BOOTTIME 6) */
 };
 
 /* ------------------------------------------------------------------------ */

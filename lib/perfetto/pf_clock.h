@@ -146,6 +146,8 @@ full:;
 /* The trace clock: primary_trace_clock when a snapshot gave one, else
  * BOOTTIME. */
 uint32_t pf_clocks_trace_clock(const pf_clocks *c);
+/* 1 once a timestamp has been converted: the trace clock is fixed. */
+int pf_clocks_fixed(const pf_clocks *c);
 
 /* Counters: snapshots recorded, malformed snapshots ignored, conversions
  * that found no path, conversions that overflowed. */

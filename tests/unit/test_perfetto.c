@@ -30,6 +30,7 @@ typedef struct coll {
     int warn[TREAD_WARN_KIND_COUNT_];
     int hooks;
     uint32_t hook_state[MAXEV];
+    uint32_t hook_clock[MAXEV]; /* trace_clock_id */
     int hook_before_event; /* every event came after a hook */
     int events_since_hook;
 } coll;
@@ -83,7 +84,7 @@ static int on_packet(void *user, const tread_perfetto_packet *pkt)
 {
     coll *c = user;
     if (c->hooks < MAXEV)
-        c->hook_state[c->hooks] = pkt->state;
+        c->hook_state[c->hooks] = pkt->state, c->hook_clock[c->hooks] = pkt->trace_clock_id;
     c->hooks++;
     c->events_since_hook = 0;
     CHECK(pkt->data != NULL || pkt->len == 0);
@@ -779,6 +780,54 @@ static void clock_snapshot(pb *t, uint32_t seq, int64_t boot, uint32_t other, in
     pb_free(&k);
 }
 
+/* The raw hook's trace clock: primary_trace_clock moves it until a
+ * timestamp is converted (TREAD_PF_STATE_CLOCK_FIXED), and no more. */
+static void primary_packet(pb *t, uint32_t primary, int64_t ts)
+{
+    pb k;
+    pb_init(&k);
+    pb_varint(&k, SEQ, 1);
+    if (ts >= 0)
+        pb_varint(&k, TS, (uint64_t)ts);
+    if (primary) {
+        size_t m = pb_begin(&k, CLOCK);
+        size_t c1 = pb_begin(&k, 1);
+        pb_varint(&k, 1, 6);
+        pb_varint(&k, 2, 1000);
+        pb_end(&k, c1);
+        c1 = pb_begin(&k, 1);
+        pb_varint(&k, 1, 3);
+        pb_varint(&k, 2, 500);
+        pb_end(&k, c1);
+        pb_varint(&k, 2, primary);
+        pb_end(&k, m);
+    }
+    packet(t, &k);
+    pb_free(&k);
+}
+
+static void test_hook_trace_clock(void)
+{
+    pb t;
+    pb_init(&t);
+    primary_packet(&t, 0, -1);  /* 6, not fixed */
+    primary_packet(&t, 3, -1);  /* 3 */
+    primary_packet(&t, 6, -1);  /* 6 again */
+    primary_packet(&t, 3, 700); /* 3, then fixed by its own timestamp */
+    primary_packet(&t, 6, -1);  /* ignored */
+    primary_packet(&t, 0, 800); /* on 3: 800 */
+    coll c;
+    CHECK_EQ_INT(parse(&c, &t, NULL, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.hooks, 6);
+    static const uint32_t want[6] = {6, 3, 6, 3, 3, 3};
+    for (int i = 0; i < 6; i++) {
+        CHECK_EQ_INT(c.hook_clock[i], want[i]);
+        CHECK_EQ_INT((c.hook_state[i] & TREAD_PF_STATE_CLOCK_FIXED) != 0, i >= 3);
+    }
+    CHECK_EQ_INT(c.n, 4); /* the snapshots' clock_sync events: a bare timestamp makes none */
+    pb_free(&t);
+}
+
 static void test_clocks_defaults_tracks(void)
 {
     pb t, te, defaults;
@@ -1438,6 +1487,7 @@ int main(void)
     test_compressed_threads();
     test_sequence_state();
     test_clocks_defaults_tracks();
+    test_hook_trace_clock();
     test_legacy_flows_descriptors();
     test_chrome();
     test_chrome_string_index();

@@ -1,6 +1,6 @@
 /* split_perfetto on packet streams built here: interning across pieces,
  * clears mid-piece, clock snapshots (global and an incremental sequence
- * clock), compressed packets, SEQ_NEEDS_INCREMENTAL_STATE after data loss,
+ * clock; the trace clock a primary_trace_clock sets or not), compressed packets, SEQ_NEEDS_INCREMENTAL_STATE after data loss,
  * track parents (also a track described before its parent), incremental
  * counters (main and extra values), legacy delta-encoded times,
  * trace-level packets, oversize packets,
@@ -311,6 +311,100 @@ static void test_clocks(void)
     split_check("clocks", &t, down, 4, &pm, NULL);
     CHECK(pm.n > 3);
     pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
+/* The trace clock: the whole file's decoder takes primary_trace_clock
+ * only until a timestamp is converted, so a snapshot's primary ignored in
+ * the whole must not be taken in a piece (a restated snapshot, or one
+ * copied first in a piece: fuzz_split_perfetto), and one taken in the
+ * whole must be in force in a piece whose header no longer restates that
+ * snapshot (the ring keeps the latest SPLIT_PF_CLOCK_SNAPSHOTS). */
+static void primary_snapshot(pb *t, uint32_t seq, uint32_t primary, uint64_t boot,
+                             uint64_t mono)
+{
+    size_t m, cs, c;
+    packet_begin(t, &m, seq, 0, 0);
+    cs = pb_begin(t, P_CLOCK);
+    c = pb_begin(t, 1);
+    pb_varint(t, 1, 6);
+    pb_varint(t, 2, boot);
+    pb_end(t, c);
+    c = pb_begin(t, 1);
+    pb_varint(t, 1, 3);
+    pb_varint(t, 2, mono);
+    pb_end(t, c);
+    if (primary)
+        pb_varint(t, 2, primary);
+    pb_end(t, cs);
+    pb_end(t, m);
+}
+
+static void test_trace_clock(void)
+{
+    static const uint64_t small[] = {1200, 600, 300}; /* the last is kept */
+    pb t;
+    /* fixed on BOOTTIME by the first event; then primary 3, ignored */
+    pb_init(&t);
+    thread_track(&t, 1, 10, 5, 6, "main");
+    clear_seq(&t, 1, 1000, "n", 3, 4, 6, 10); /* (BOOTTIME by default) */
+    for (int round = 0; round < 6; round++) {
+        primary_snapshot(&t, 2, 3, 5000000 + (uint64_t)round, 1000 + (uint64_t)round);
+        for (int i = 0; i < 12; i++)
+            track_event(&t, 1, 2000 + (uint64_t)(round * 100 + i), 3, 1, 0, 0);
+    }
+    split_check("ignored primary", &t, small, 3, NULL, NULL);
+    pb_free(&t);
+
+    /* primary 3 taken before any timestamp, then more snapshots than the
+     * ring keeps, none naming a primary */
+    pb_init(&t);
+    primary_snapshot(&t, 2, 3, 5000000, 1000);
+    for (int i = 0; i < 6; i++)
+        primary_snapshot(&t, 2, 0, 5000000 + (uint64_t)i * 10, 1000 + (uint64_t)i * 10);
+    thread_track(&t, 1, 10, 5, 6, "main");
+    clear_seq(&t, 1, 4000000, "n", 3, 4, 6, 10);
+    for (int i = 0; i < 80; i++)
+        track_event(&t, 1, 4000100 + (uint64_t)i, 3, 1, 0, 0);
+    pieces_mem pm;
+    split_check("taken primary", &t, small, 3, &pm, NULL);
+    CHECK(pm.n > 3);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+
+    /* no timestamp yet when pieces begin: a sequence's snapshot naming
+     * primary 3, then a global one naming 6, restated in later pieces */
+    pb_init(&t);
+    {
+        uint32_t s64[2] = {64, 3};
+        uint64_t s64t[2] = {500000, 500000};
+        int inc[2] = {1, 0};
+        size_t m, cs;
+        packet_begin(&t, &m, 3, 0, 0);
+        cs = pb_begin(&t, P_CLOCK);
+        for (int i = 0; i < 2; i++) {
+            size_t c = pb_begin(&t, 1);
+            pb_varint(&t, 1, s64[i]);
+            pb_varint(&t, 2, s64t[i]);
+            if (inc[i])
+                pb_varint(&t, 3, 1);
+            pb_end(&t, c);
+        }
+        pb_varint(&t, 2, 3);
+        pb_end(&t, cs);
+        pb_end(&t, m);
+    }
+    primary_snapshot(&t, 2, 6, 9000000, 1000);
+    for (int i = 0; i < 12; i++) { /* pieces of descriptors, no timestamp */
+        char name[32];
+        snprintf(name, sizeof name, "thread-%02d-padding-padding", i);
+        thread_track(&t, 4, 100 + (uint64_t)i, 5, 100 + i, name);
+    }
+    thread_track(&t, 3, 30, 5, 8, "clocked");
+    clear_seq(&t, 3, 0, "c", 4, 4, 64, 30);
+    for (int i = 0; i < 40; i++)
+        track_event(&t, 3, 10 + (uint64_t)i, 3, (uint64_t)(i % 4) + 1, 0, 0);
+    split_check("restated primary", &t, small, 3, NULL, NULL);
     pb_free(&t);
 }
 
@@ -889,6 +983,7 @@ int main(void)
     test_interning();
     test_clears();
     test_clocks();
+    test_trace_clock();
     test_compressed();
     test_data_loss();
     test_parents();
