@@ -107,7 +107,7 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
     /* the sequence's thread and clocks (not incremental state: given
      * whatever the state's validity) */
     if (fresh) {
-        if (q->thread.len) {
+        if (q->has_thread) {
             size_t mark;
             if (put_packet_begin(out, &mark) || buf_tag(out, F_SEQ_ID, 0) ||
                 buf_varint(out, q->id) ||
@@ -477,6 +477,7 @@ static int write_packet(split_perfetto *s)
         q->thread.len = 0;
         if (buf_put(&q->thread, thdesc, thdesc_len))
             return spf_nomem(s);
+        q->has_thread = 1;
     }
     if (!dropped && tdesc && spf_track_put(s, pk->seq_id, tdesc, tdesc_len))
         return -1;

@@ -314,6 +314,7 @@ typedef struct seqst {
     counter *ctr;
     size_t n_ctr;
     buf thread;                /* the last legacy ThreadDescriptor */
+    int has_thread;            /* (an empty one is a thread: pid 0, tid 0) */
     /* the legacy delta-encoded references (split_pf_legacy.c): the whole
      * file's decoder's, and the piece's decoder's in piece lg_piece */
     int64_t lg_whole[3], lg_pv[3];

@@ -128,7 +128,7 @@ void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp)
     }
     if (q->lg_piece == s->piece) {
         memcpy(pv, q->lg_pv, sizeof pv);
-    } else if (!q->thread.len || read_refs(q->thread.p, q->thread.len, has, pv)) {
+    } else if (!q->has_thread || read_refs(q->thread.p, q->thread.len, has, pv)) {
         /* the sequence is new to the piece: its references are those of
          * the descriptor needs() restated, or 0 */
         memset(pv, 0, sizeof pv);

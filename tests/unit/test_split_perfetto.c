@@ -579,6 +579,35 @@ static void thread_descriptor(pb *t, uint32_t seq, int pid, int tid, uint64_t re
     pb_end(t, m);
 }
 
+/* An empty ThreadDescriptor binds its sequence to thread 0 of process 0
+ * (every field absent): each piece restates it (fuzz_split_perfetto,
+ * fuzz/seeds/split_perfetto/regress_empty_thread_descriptor:
+ * an empty one was kept as no thread). */
+static void test_empty_thread(void)
+{
+    pb t;
+    pb_init(&t);
+    size_t m;
+    packet_begin(&t, &m, 11, 0, 0);
+    pb_bytes(&t, 44, "", 0);
+    pb_end(&t, m);
+    for (int i = 0; i < 60; i++) {
+        size_t te;
+        packet_begin(&t, &m, 11, 0, 0);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 3);
+        pb_string(&t, 23, "on-thread-zero");
+        pb_varint(&t, 1, 10);
+        pb_end(&t, te);
+        pb_end(&t, m);
+    }
+    pieces_mem pm;
+    split_check("empty thread", &t, sizes, 2, &pm, NULL);
+    CHECK(pm.n > 2);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* Legacy TrackEvents whose timestamps, thread times and instruction counts
  * are deltas on the sequence's references (which no clear resets), on a
  * sequence with a ThreadDescriptor (restated with its first references,
@@ -990,6 +1019,7 @@ int main(void)
     test_parent_later();
     test_counters();
     test_legacy_deltas();
+    test_empty_thread();
     test_streaming_profile();
     test_compact_sched();
     test_snapshot_twins();
