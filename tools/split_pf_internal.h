@@ -229,7 +229,7 @@ static inline int rd_next(rd *r, fld *f)
 static inline void rd_init(rd *r, const unsigned char *p, size_t n)
 {
     r->p = p;
-    r->end = p + n;
+    r->end = n ? p + n : p; /* (an empty buf's p may be NULL) */
 }
 
 /* An interned entry's iid (its last field 1), as the decoder takes it
