@@ -260,14 +260,14 @@ static int frame_id(json_profiles *t, int64_t node, tread_str *out)
     return 0;
 }
 
-static void nomem(json_decoder *d, uint64_t off)
+static void nomem(const jp_host *d, uint64_t off)
 {
     tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
 }
 
-static void warn_full(json_decoder *d, uint64_t off)
+static void warn_full(const jp_host *d, uint64_t off)
 {
-    json_profiles *t = &d->prof;
+    json_profiles *t = d->t;
     if (t->cur.warned_full)
         return;
     t->cur.warned_full = 1;
@@ -281,10 +281,10 @@ static void warn_full(json_decoder *d, uint64_t off)
 /* One node of profile prof, its members starting at m in rec.tok. Emits
  * its STACK_FRAME event the first time the node is seen; tmpl is the
  * template (pid, tid, raw, offset). Returns 1 when it emitted. */
-static int node(json_decoder *d, tread_event *tmpl, const jp_entry *prof, size_t m)
+static int node(const jp_host *d, tread_event *tmpl, const jp_entry *prof, size_t m)
 {
-    json_profiles *t = &d->prof;
-    const tread_buf *tok = &d->rec.tok;
+    json_profiles *t = d->t;
+    const tread_buf *tok = d->tok;
     uint64_t roff = tmpl->offset;
     int64_t id, parent = 0;
     size_t v = member_at(tok, m, "id");
@@ -396,10 +396,10 @@ static void sample_template(json_profiles *t, const tread_event *tmpl)
 }
 
 /* One sample of profile prof from t->sev (sample_template). */
-static int sample(json_decoder *d, jp_entry *prof, int64_t node_id, int has_node, int64_t delta,
+static int sample(const jp_host *d, jp_entry *prof, int64_t node_id, int has_node, int64_t delta,
                   const unsigned char *line, const unsigned char *col)
 {
-    json_profiles *t = &d->prof;
+    json_profiles *t = d->t;
     tread_event *ev = &t->sev;
     int64_t ts;
     if (__builtin_add_overflow(prof->v, delta, &ts)) {
@@ -476,9 +476,9 @@ int json_profile_kind(const unsigned char *name, size_t n, int phase, const json
 /* The profile of a record: (pid, id) for Profile and ProfileChunk, a new
  * one for each CpuProfile. NULL: not held (table full: warned, or out of
  * memory: failed). */
-static jp_entry *record_profile(json_decoder *d, const tread_event *ev, int kind)
+static jp_entry *record_profile(const jp_host *d, const tread_event *ev, int kind)
 {
-    json_profiles *t = &d->prof;
+    json_profiles *t = d->t;
     uint64_t key = 0;
     int idk = JP_ID_NONE;
     if (kind == JP_REC_CPUPROFILE) {
@@ -518,24 +518,30 @@ static jp_entry prof_view(const jp_entry *e)
 }
 
 /* Sets the profile's start from startTime (us) at member 1 + off. */
-static void set_start(json_decoder *d, jp_entry *prof, size_t v, uint64_t roff)
+static void set_start(const jp_host *d, jp_entry *prof, size_t v, uint64_t roff)
 {
     int64_t ns;
-    if (!tok_us(d->rec.tok.data + v - 1, &ns)) {
+    if (!tok_us(d->tok->data + v - 1, &ns)) {
         tread__warn(d->p, TREAD_WARN_BAD_FIELD, roff, "profile \"startTime\" is not a number: ignored");
+        return;
+    }
+    if (d->t->map_start && d->t->map_start(d->t->map_ctx, ns, &ns)) {
+        tread__warn(d->p, TREAD_WARN_CLOCK, roff,
+                    "profile \"startTime\" has no path to the trace clock: its samples "
+                    "have no timestamps");
         return;
     }
     prof->v = ns;
     prof->flags |= JP_F_START;
 }
 
-int json_profile_emit(json_decoder *d, tread_event *tmpl, int kind, int resume)
+int json_profile_expand(const jp_host *d, tread_event *tmpl, int kind, int resume)
 {
-    json_profiles *t = &d->prof;
+    json_profiles *t = d->t;
     jp_cursor *c = &t->cur;
-    const tread_buf *tok = &d->rec.tok;
+    const tread_buf *tok = d->tok;
     jp_entry *prof = NULL;
-    size_t args1 = d->rec.field[JF_ARGS];
+    size_t args1 = d->args1;
     size_t data = member(tok, args1, "data");
     size_t cpu = member(tok, data, "cpuProfile");
     if (!resume) {
@@ -636,8 +642,22 @@ int json_profile_emit(json_decoder *d, tread_event *tmpl, int kind, int resume)
     c->stage = 3;
     return 0;
 stopped:
-    d->emit_next = 1;
     return 1;
+}
+
+jp_host json_profile_host(json_decoder *d)
+{
+    jp_host h = {d->p, &d->prof, &d->rec.tok, d->rec.field[JF_ARGS]};
+    return h;
+}
+
+int json_profile_emit(json_decoder *d, tread_event *tmpl, int kind, int resume)
+{
+    jp_host h = json_profile_host(d);
+    int stopped = json_profile_expand(&h, tmpl, kind, resume);
+    if (stopped)
+        d->emit_next = 1;
+    return stopped;
 }
 
 /* ---- a .cpuprofile file ----------------------------------------------- */
@@ -667,7 +687,8 @@ int json_profile_file_node(json_decoder *d, tread_event *tmpl)
     memset(&t->cur, 0, sizeof t->cur);
     t->file.kind = JP_ID_FILE;
     file_prefix(t);
-    node(d, tmpl, &t->file, 0);
+    jp_host h = json_profile_host(d);
+    node(&h, tmpl, &t->file, 0);
     return 0; /* one event at most: the stop comes after the record */
 }
 
@@ -752,7 +773,7 @@ static int pend_push(json_decoder *d, int which, int64_t v, uint64_t off)
         }
         unsigned char *np = tread_malloc(t->alloc, ncap * 8);
         if (!np) {
-            nomem(d, off);
+            tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
             return -1;
         }
         for (size_t i = 0; i < t->pend_len; i++) {
@@ -775,7 +796,7 @@ static int pend_push(json_decoder *d, int which, int64_t v, uint64_t off)
         }
         unsigned char *np = tread_realloc(t->alloc, t->pend, ncap * t->pend_w);
         if (!np) {
-            nomem(d, off);
+            tread__fail(d->p, TREAD_ERROR_NOMEM, off, "out of memory");
             return -1;
         }
         t->pend = np;
@@ -823,7 +844,8 @@ int json_profile_file_num(json_decoder *d, int which, int64_t v, uint64_t off)
     t->sev.offset = off;
     file_prefix(t);
     t->cur.warned_unknown = t->warned_unknown;
-    sample(d, &t->file, node_id, node_id != INT64_MIN, delta, NULL, NULL);
+    jp_host h = json_profile_host(d);
+    sample(&h, &t->file, node_id, node_id != INT64_MIN, delta, NULL, NULL);
     t->warned_unknown = t->cur.warned_unknown;
     if (d->p->state == P_ERROR)
         return -1;

@@ -79,6 +79,10 @@ typedef struct json_profiles {
     jp_entry file;        /* the file's profile: its running time */
     int warned_late_start;
     int warned_unknown;
+    /* a Profile's startTime (ns) to the trace's time: 0, or -1 when it
+     * cannot be (the profile then has no start); NULL: as written */
+    int (*map_start)(void *ctx, int64_t ns, int64_t *out);
+    void *map_ctx;
 } json_profiles;
 
 void json_profiles_init(json_profiles *t, struct tread_parser *p);
@@ -92,10 +96,25 @@ enum { JP_REC_PROFILE = 1, JP_REC_CHUNK, JP_REC_CPUPROFILE };
 int json_profile_kind(const unsigned char *name, size_t name_len, int phase,
                       const struct json_decoder *d);
 
+/* What an expansion reads and where it reports: the parser, the profile
+ * table, and the record's members as args tokens with 1 + the offset of
+ * its args dict (0: none). The JSON decoder's is its record; the Perfetto
+ * decoder's, a legacy TrackEvent's "data" annotation (pf_v8.c). */
+typedef struct jp_host {
+    struct tread_parser *p;
+    json_profiles *t;
+    const tread_buf *tok;
+    size_t args1;
+} jp_host;
+
 /* A trace event record of kind JP_REC_* (tmpl: its event as mapped so
  * far): its profile's events. resume: go on where a stop left it.
  * Returns 1 when a callback asked to stop before the last event. */
+int json_profile_expand(const jp_host *h, struct tread_event *tmpl, int kind, int resume);
+/* The same for the JSON decoder's record (which it resumes at emit_next). */
 int json_profile_emit(struct json_decoder *d, struct tread_event *tmpl, int kind, int resume);
+/* The JSON decoder's host: its parser, table and record. */
+jp_host json_profile_host(struct json_decoder *d);
 
 /* .cpuprofile: one element of nodes[] (the record captured): its stack
  * frame, the first time. */
