@@ -6,7 +6,7 @@
 #   2 queue     pf_queue, and sequences: pf_sequence.c / pf_seq.h
 #   3 time      pf_time; tracks: pf_tracks
 #   4 handlers  pf_fast, pf_track_event, pf_chrome, pf_system, pf_ftrace,
-#               pf_profile,
+#               pf_profile, pf_v8,
 #               pf_expand
 #   5 decoder   pf_decoder.c: framing, dispatch, delivery, pause
 # and may only use its own layer or lower ones:
@@ -29,7 +29,7 @@ layer() { # file stem (pf_x for pf_x.c / pf_x.h / libtread_la-pf_x.o)
     pf_context) echo 1 ;;
     pf_queue | pf_sequence | pf_seq) echo 2 ;;
     pf_time | pf_tracks) echo 3 ;;
-    pf_fast | pf_track_event | pf_chrome | pf_system | pf_ftrace | pf_profile | pf_expand) echo 4 ;;
+    pf_fast | pf_track_event | pf_chrome | pf_system | pf_ftrace | pf_profile | pf_v8 | pf_expand) echo 4 ;;
     pf_decoder) echo 5 ;;
     *) echo "" ;;
     esac

@@ -473,6 +473,8 @@ void pf_clocks_free(pf_clocks *c)
 uint32_t pf_clocks_trace_clock(const pf_clocks *c) { return c->trace_clock; }
 
 int pf_clocks_fixed(const pf_clocks *c) { return c->converted; }
+
+void pf_clocks_fix(pf_clocks *c) { c->converted = 1; }
 uint64_t pf_clocks_snapshots(const pf_clocks *c) { return c->serial; }
 uint64_t pf_clocks_bad_snapshots(const pf_clocks *c) { return c->bad; }
 uint64_t pf_clocks_no_path(const pf_clocks *c) { return c->nopath; }

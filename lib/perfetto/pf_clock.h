@@ -148,6 +148,9 @@ full:;
 uint32_t pf_clocks_trace_clock(const pf_clocks *c);
 /* 1 once a timestamp has been converted: the trace clock is fixed. */
 int pf_clocks_fixed(const pf_clocks *c);
+/* Fixes the trace clock as a conversion does, for one that comes later in
+ * the same packet. */
+void pf_clocks_fix(pf_clocks *c);
 
 /* Counters: snapshots recorded, malformed snapshots ignored, conversions
  * that found no path, conversions that overflowed. */

@@ -141,6 +141,7 @@ typedef struct pf_decoder {
 
     struct pf_sys *sys;        /* pf_system.c's: system data sources */
     struct pf_prof *prof;      /* pf_profile.c's: CPU samples */
+    struct pf_v8 *v8;          /* pf_v8.c's: V8 profiles in legacy events */
 
     /* counters, each counted where it happens */
     uint64_t n_packets, n_packets_inner, n_zero_len, n_skipped_top;

@@ -21,6 +21,7 @@
 #include "perfetto/pf_track_event.h"
 #include "perfetto/pf_chrome.h"
 #include "perfetto/pf_system.h"
+#include "perfetto/pf_v8.h"
 #include "perfetto/pf_profile.h"
 #include "perfetto/pf_expand.h"
 
@@ -67,6 +68,8 @@ typedef struct pf_dec {
 static tread_status deliver(pf_decoder *d, pf_qitem *it)
 {
     tread_parser *p = d->p;
+    if (it->skip) /* (replaced by what follows the queue: pf_v8.c) */
+        return TREAD_STATUS_OK;
     if (it->is_hook) {
         /* (the packet's own timestamps are read by now, its events queued
          * after this item) */
@@ -222,12 +225,14 @@ static tread_status expand(pf_decoder *d)
     return TREAD_STATUS_OK;
 }
 
-/* What remains of the packet being delivered: its queue, the legacy JSON
- * of its chrome_events, and (outside a compressed packet) the rest of the
+/* What remains of the packet being delivered: its queue, the expansion of
+ * its V8 profile record, the legacy JSON of its chrome_events, and (outside a compressed packet) the rest of the
  * expansion it belongs to. */
 static tread_status run_pending(pf_decoder *d, int with_expansion)
 {
     tread_status st = drain(d);
+    if (st == TREAD_STATUS_OK && pf_v8_pending(d))
+        st = pf_v8_continue(d);
     if (st == TREAD_STATUS_OK && d->chrome_active)
         st = pf_chrome_continue(d);
     if (st == TREAD_STATUS_OK && with_expansion && PRIV(d)->z.z_active)
@@ -797,6 +802,7 @@ static void pf_destroy(void *dec)
     pf_chrome_free(d);
     pf_system_free(d);
     pf_profile_free(d);
+    pf_v8_free(d);
     pf_seqs_free(d);
     pf_tracks_free(d);
     if (d->clocks)
@@ -880,6 +886,7 @@ static size_t pf_counters(const void *dec, tread_counter *out, size_t max)
     n = tread__counter_put(out, max, n, "chrome_trace_events", d->n_chrome_events);
     n = pf_system_counters(d, out, max, n);
     n = pf_profile_counters(d, out, max, n);
+    n = pf_v8_counters(d, out, max, n);
     return n;
 }
 

@@ -299,7 +299,7 @@ static inline pf_qitem *queue_fast(pf_decoder *d, const pf_base *base)
     if (d->q_len == d->q_cap && pf_queue_grow(d, base->offset))
         return NULL;
     pf_qitem *it = &d->q[d->q_len++];
-    it->is_hook = it->fmt_id = it->fmt_bind = 0;
+    it->is_hook = it->skip = it->fmt_id = it->fmt_bind = 0;
     it->nul = 0;
     it->plain = 0;
     it->bind_num = 0;

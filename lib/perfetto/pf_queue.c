@@ -27,7 +27,7 @@ pf_qitem *pf_queue_slot(pf_decoder *d, uint64_t off)
     if (d->q_len == d->q_cap && pf_queue_grow(d, off))
         return NULL;
     pf_qitem *it = &d->q[d->q_len++];
-    it->is_hook = it->fmt_id = it->fmt_bind = 0;
+    it->is_hook = it->skip = it->fmt_id = it->fmt_bind = 0;
     it->nul = 0;
     it->plain = 0;
     it->bind_num = 0;

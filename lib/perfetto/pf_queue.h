@@ -22,6 +22,7 @@
  * strings are copied NUL-terminated at delivery. */
 struct pf_qitem {
     int is_hook;
+    int skip;                  /* not delivered (pf_v8.c took its event) */
     int general;               /* filled by the general reader: members
                                   outside pf_reset_event_common may be set */
     int plain;                 /* (fast reader) every string NUL-terminated

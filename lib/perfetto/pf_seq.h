@@ -67,6 +67,11 @@ struct pf_seq {
     int has_thread;
     int64_t pid, tid;
     int64_t ts_us, tt_us, ti;  /* legacy delta-encoded references */
+    /* the sequence's thread as trace_processor keeps it for V8 profiles
+     * (pf_v8.c): the last ThreadDescriptor, or TrackDescriptor with a pid
+     * and tid, read while the incremental state was valid */
+    int has_v8_thread;
+    int64_t v8_pid, v8_tid;
     pf_args_ctx actx;          /* what lazy args look interned data up in */
     uint64_t redefined;        /* interned entries that replaced one with
                                   the same (field, iid): what caches

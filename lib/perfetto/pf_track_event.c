@@ -9,6 +9,7 @@
 #include "perfetto/pf_queue.h"
 #include "perfetto/pf_system.h"
 #include "core/phase.h"
+#include "perfetto/pf_v8.h"
 
 #include <string.h>
 
@@ -566,6 +567,14 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             (void)pf_lookup_str(d, s, INTERNED_CORRELATION_ID_STR, corr_iid, &ev->id, off,
                                 "correlation id");
         }
+    }
+
+    /* a V8 profile record: its expansion stands for it (pf_v8.h) */
+    if (lg.present && lg.phase == 'P' && !(has_type && type != 0)) {
+        int v8 = pf_v8_take(d, s, q, m, len, off);
+        if (v8 < 0)
+            return -1;
+        q->skip = v8;
     }
 
     /* counter value */

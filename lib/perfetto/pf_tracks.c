@@ -323,6 +323,11 @@ int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_
         return 0;
     }
     d->n_descriptors++;
+    if (s && s->valid) {
+        s->has_v8_thread = 1;
+        s->v8_pid = ti.pid;
+        s->v8_tid = ti.tid;
+    }
     /* legacy: a sequence bound to a thread, with delta-encoding bases */
     if (s) {
         s->has_thread = 1;
@@ -399,7 +404,6 @@ int pf_process_tree(pf_decoder *d, const unsigned char *m, size_t len, const pf_
 int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
                         const pf_base *base)
 {
-    (void)s;
     pf_reader r;
     pf_field f;
     int rc;
@@ -469,6 +473,8 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
         bad(d, base, "track_descriptor process");
     if (has_thread && read_thread(thr, thr_len, &ti))
         bad(d, base, "track_descriptor thread");
+    else if (has_thread && ti.has_pid && ti.has_tid && s && s->valid)
+        s->has_v8_thread = 1, s->v8_pid = ti.pid, s->v8_tid = ti.tid;
 
     int failed = 0;
     pf_track *t = uuid ? track_get(d, uuid, base->offset, &failed) : NULL;
