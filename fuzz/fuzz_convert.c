@@ -107,6 +107,9 @@ typedef struct digests {
     int unknown_ok;      /* the unknown-phase warning is expected */
     int strict;          /* any warning fails */
     int only_ftrace;     /* digest only events of ftrace text */
+    int v8_norm;         /* V8 profile samples without their time, frames
+                            without their parent: what a native Perfetto
+                            split counts in v8_records_split */
     int switch_norm;     /* a context switch without its previous thread:
                             a native Perfetto piece may lack it (counted,
                             and checked exactly by fuzz_split_perfetto) */
@@ -129,6 +132,20 @@ static uint64_t fnv(const void *p, size_t n)
     return h;
 }
 
+/* A V8 profile's frame id, "<pid>:0x<id>:<node>" (lib/perfetto/pf_v8.c). */
+static int v8_id(tread_str s)
+{
+    size_t i = 0;
+    if (!s.ptr)
+        return 0;
+    if (i < s.len && s.ptr[i] == '-')
+        i++;
+    size_t d = i;
+    while (i < s.len && s.ptr[i] >= '0' && s.ptr[i] <= '9')
+        i++;
+    return i > d && i + 3 <= s.len && memcmp(s.ptr + i, ":0x", 3) == 0;
+}
+
 static int digest_event(void *user, const tread_event *ev)
 {
     digests *d = user;
@@ -144,6 +161,15 @@ static int digest_event(void *user, const tread_event *ev)
     if (fact) {
         fe = *ev;
         fe.flags &= ~(uint32_t)(TREAD_HAS_TS | TREAD_HAS_RAW_TS | TREAD_HAS_SEQ);
+        ev = &fe;
+    }
+    if (d->v8_norm && ev->phase == 'P' &&
+        ((ev->kind == TREAD_EVENT_SAMPLE && v8_id(ev->sf)) ||
+         (ev->kind == TREAD_EVENT_STACK_FRAME && v8_id(ev->id)))) {
+        fe = *ev;
+        fe.flags &= ~(uint32_t)TREAD_HAS_TS;
+        fe.ts = 0;
+        fe.parent = (tread_str){NULL, 0};
         ev = &fe;
     }
     int norm = d->switch_norm && ev->kind == TREAD_EVENT_CONTEXT_SWITCH;
@@ -581,7 +607,8 @@ static int nat_event(void *user, const tread_event *ev)
 /* Splits FXT or Perfetto input into its own format; the pieces written,
  * 0 for another format or a clean refusal. */
 static unsigned split_native(const uint8_t *data, size_t size, const char *prefix,
-                             uint64_t max_bytes, const char **ext, uint64_t *lost_ends)
+                             uint64_t max_bytes, const char **ext, uint64_t *lost_ends,
+                             uint64_t *v8_split)
 {
     native n = {.prefix = prefix, .max_bytes = max_bytes};
     tread_parser *p = tread_parser_create(NULL);
@@ -601,10 +628,11 @@ static unsigned split_native(const uint8_t *data, size_t size, const char *prefi
     unsigned pieces = 0;
     if (!n.failed && n.fxt && split_fxt_finish(n.fxt, ts.bytes_decoded) == 0)
         pieces = (unsigned)split_pieces_count(n.sp);
-    *lost_ends = 0;
+    *lost_ends = *v8_split = 0;
     if (!n.failed && n.pf && split_perfetto_finish(n.pf) == 0) {
         pieces = (unsigned)split_pieces_count(n.sp);
         *lost_ends = split_perfetto_get_stats(n.pf)->state_ends_lost;
+        *v8_split = split_perfetto_get_stats(n.pf)->v8_records_split;
     }
     if (!n.failed && n.ft && split_ftrace_finish(n.ft) == 0)
         pieces = (unsigned)split_pieces_count(n.sp);
@@ -671,8 +699,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* FXT and Perfetto also split into their own format */
     const char *next = NULL;
-    uint64_t lost_ends = 0;
-    unsigned n_native = split_native(data, size, prefix, max_bytes, &next, &lost_ends);
+    uint64_t lost_ends = 0, v8_split = 0;
+    unsigned n_native = split_native(data, size, prefix, max_bytes, &next, &lost_ends, &v8_split);
     if (n_native) {
         snprintf(in, sizeof in, "%s/input", dir);
         FILE *f = fopen(in, "wb");
@@ -688,6 +716,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                           : strcmp(next, "fxt") == 0 ? TREAD_FORMAT_FXT : TREAD_FORMAT_PERFETTO;
         w.only_ftrace = text;
         w.switch_norm = s.switch_norm = nf == TREAD_FORMAT_PERFETTO;
+        w.v8_norm = s.v8_norm = v8_split > 0;
         s.want = text ? TREAD_FORMAT_FTRACE : TREAD_FORMAT_UNKNOWN;
         /* an input that stops with an error: its pieces hold the records
          * before it; only a clean input is compared */

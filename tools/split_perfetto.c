@@ -107,11 +107,17 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
     /* the sequence's thread and clocks (not incremental state: given
      * whatever the state's validity) */
     if (fresh) {
-        if (q->has_thread) {
+        /* (both, the last one last: the decoder's V8 profiles take the
+         * thread of whichever came last) */
+        for (int k = 0; k < 2; k++) {
+            int td = k == 0 ? !q->thread_td_last : q->thread_td_last;
+            if (td ? !q->thread_td.len : !q->has_thread)
+                continue;
+            const buf *b = td ? &q->thread_td : &q->thread;
             size_t mark;
             if (put_packet_begin(out, &mark) || buf_tag(out, F_SEQ_ID, 0) ||
                 buf_varint(out, q->id) ||
-                buf_lenfield(out, F_THREAD_DESC, q->thread.p, q->thread.len))
+                buf_lenfield(out, td ? F_TRACK_DESC : F_THREAD_DESC, b->p, b->len))
                 return spf_nomem(s);
             put_packet_end(out, mark);
         }
@@ -430,6 +436,9 @@ static int write_packet(split_perfetto *s)
             t->state_piece = implicit_end || s->ev_kind[0] == TREAD_EVENT_SLICE_BEGIN
                                  ? s->piece : 0;
     }
+    /* a V8 profile record in a piece after its profile's first */
+    if (spf_v8_note(s) < 0)
+        return -1;
     /* a compact switch first on its cpu in the piece: the piece's decoder
      * does not know the previous thread */
     if (s->n_sw && !s->cpu_piece) {
@@ -478,9 +487,16 @@ static int write_packet(split_perfetto *s)
         if (buf_put(&q->thread, thdesc, thdesc_len))
             return spf_nomem(s);
         q->has_thread = 1;
+        q->thread_td_last = 0;
     }
     if (!dropped && tdesc && spf_track_put(s, pk->seq_id, tdesc, tdesc_len))
         return -1;
+    if (!dropped && tdesc && spf_thread_td(tdesc, tdesc_len)) {
+        q->thread_td.len = 0;
+        if (buf_put(&q->thread_td, tdesc, tdesc_len))
+            return spf_nomem(s);
+        q->thread_td_last = 1;
+    }
     if (s->rails_msg && spf_rails_note(s, s->rails_msg, s->rails_len))
         return -1;
     if (tl && spf_note_trace_packet(s, tl_field, pk->seq_id, tl, tl_len))
@@ -529,6 +545,8 @@ int split_perfetto_packet(split_perfetto *s, const tread_perfetto_packet *pk)
     s->pk_lo = pk->data;
     s->pk_hi = pk->data + pk->len;
     s->n_sw = 0;
+    s->n_v8 = 0;
+    s->v8_over = 0;
     s->pk.data = NULL;
     s->cur.len = 0;
     if (buf_put(&s->cur, pk->data, pk->len))
@@ -568,6 +586,16 @@ int split_perfetto_event(split_perfetto *s, const tread_event *ev)
             s->sw[i].prev_lost = compact && (ev->flags & (TREAD_HAS_PID | TREAD_HAS_TID));
             s->n_sw++;
         }
+    }
+    uint64_t key;
+    if (s->have && spf_v8_key(ev, &key)) {
+        size_t i = 0;
+        while (i < s->n_v8 && s->v8_key[i] != key)
+            i++;
+        if (i == s->n_v8 && i < SPLIT_PF_PACKET_V8)
+            s->v8_key[s->n_v8++] = key;
+        else if (i == s->n_v8)
+            s->v8_over = 1;
     }
     if (s->have && s->ev_n < 2) {
         s->ev_kind[s->ev_n] = ev->kind;
@@ -645,7 +673,7 @@ void split_perfetto_print_warnings(const split_perfetto *s, FILE *f)
 
 uint64_t split_perfetto_lost(const split_perfetto *s)
 {
-    return s->st.state_ends_lost + s->st.sched_prevs_lost;
+    return s->st.state_ends_lost + s->st.sched_prevs_lost + s->st.v8_records_split;
 }
 
 void split_perfetto_print_losses(const split_perfetto *s, FILE *f)
@@ -657,6 +685,10 @@ void split_perfetto_print_losses(const split_perfetto *s, FILE *f)
         fprintf(f, "tread: left out the previous thread of %" PRIu64 " compact sched_switch "
                 "events: the first on their CPU in a piece, whose decoder cannot know it\n",
                 s->st.sched_prevs_lost);
+    if (s->st.v8_records_split)
+        fprintf(f, "tread: %" PRIu64 " V8 profile records are in a piece after the one that "
+                "holds their profile's first: their samples' times may be missing or differ, "
+                "their frames may lack a parent\n", s->st.v8_records_split);
 }
 
 void split_perfetto_free(split_perfetto *s)
@@ -676,6 +708,7 @@ void split_perfetto_free(split_perfetto *s)
         free(q->clk);
         free(q->ctr);
         free(q->thread.p);
+        free(q->thread_td.p);
     }
     free(s->seqs);
     free(s->tracks);
@@ -693,5 +726,7 @@ void split_perfetto_free(split_perfetto *s)
     free(s->tmp3.p);
     free(s->refs);
     free(s->cpu_piece);
+    free(s->v8_keys);
+    free(s->v8_piece);
     free(s);
 }

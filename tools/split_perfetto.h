@@ -45,6 +45,10 @@
                                              followed: PF_SYS_MAX_CPUS */
 #define SPLIT_PF_PACKET_CPUS 8            /* cpus of one packet's switches
                                              (a bundle has one) */
+#define SPLIT_PF_MAX_V8_PROFILES 4096     /* V8 profiles whose first piece
+                                             is kept (past it: each record
+                                             counted in v8_records_split) */
+#define SPLIT_PF_PACKET_V8 4              /* profiles of one packet's events */
 
 typedef struct split_perfetto split_perfetto;
 
@@ -76,6 +80,13 @@ typedef struct split_perfetto_stats {
      * that is the first switch on its CPU in a piece (the decoder knows it
      * from the CPU's last switch, in an earlier piece) */
     uint64_t sched_prevs_lost;
+    /* also a loss: V8 profile records (Chrome's legacy Profile and
+     * ProfileChunk TrackEvents, lib/perfetto/pf_v8.c) in a piece after
+     * the one that holds their profile's first record: the piece's decoder
+     * lacks the profile's start and running time (its samples' times are
+     * missing or differ) and may lack a node's parent named by an earlier
+     * node's children */
+    uint64_t v8_records_split;
 } split_perfetto_stats;
 
 /* sp's suffix should be "pftrace". NULL when out of memory. */

@@ -315,6 +315,10 @@ typedef struct seqst {
     size_t n_ctr;
     buf thread;                /* the last legacy ThreadDescriptor */
     int has_thread;            /* (an empty one is a thread: pid 0, tid 0) */
+    buf thread_td;             /* the last TrackDescriptor with a thread
+                                  with pid and tid: with the legacy one, the
+                                  sequence's thread for V8 profiles */
+    int thread_td_last;        /* it came after the legacy one */
     /* the legacy delta-encoded references (split_pf_legacy.c): the whole
      * file's decoder's, and the piece's decoder's in piece lg_piece */
     int64_t lg_whole[3], lg_pv[3];
@@ -403,6 +407,12 @@ struct split_perfetto {
         int prev_lost;         /* compact, with the previous thread known */
     } sw[SPLIT_PF_PACKET_CPUS];
     size_t n_sw;
+    uint64_t v8_key[SPLIT_PF_PACKET_V8]; /* its V8 profiles (spf_v8_key) */
+    size_t n_v8;
+    int v8_over;               /* more than SPLIT_PF_PACKET_V8 */
+    uint64_t *v8_keys;         /* SPLIT_PF_MAX_V8_PROFILES, open addressing: */
+    uint64_t *v8_piece;        /* a profile's key and first piece (number) */
+    size_t v8_used;
     uint64_t *cpu_piece;       /* SPLIT_PF_MAX_CPUS: the piece whose decoder
                                   has seen a switch on the cpu (number + 1) */
 
@@ -508,6 +518,14 @@ seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int creat
 int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned char *m,
                       size_t n);
 int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out);
+/* split_pf_v8.c: a V8 profile's key of an event of the whole file's
+ * decoder (1), or 0; and, once the held packet is written, whether it is
+ * a record in a piece after its profile's first (counted). 0 / -1. */
+int spf_v8_key(const tread_event *ev, uint64_t *key);
+int spf_v8_note(split_perfetto *s);
+/* Whether a TrackDescriptor names a thread with a pid and tid, which the
+ * decoder takes as its sequence's thread for V8 profiles. */
+int spf_thread_td(const unsigned char *m, size_t n);
 /* A restated ClockSnapshot m as a packet on seq, without its
  * primary_trace_clock (the piece's is set by spf_pin_trace_clock). */
 int spf_put_snapshot(split_perfetto *s, buf *out, uint32_t seq, const unsigned char *m,

@@ -67,9 +67,11 @@ struct pf_seq {
     int has_thread;
     int64_t pid, tid;
     int64_t ts_us, tt_us, ti;  /* legacy delta-encoded references */
-    /* the sequence's thread as trace_processor keeps it for V8 profiles
-     * (pf_v8.c): the last ThreadDescriptor, or TrackDescriptor with a pid
-     * and tid, read while the incremental state was valid */
+    /* the sequence's thread for V8 profiles (pf_v8.c): the last
+     * ThreadDescriptor, or TrackDescriptor with a thread with a pid and tid
+     * (trace_processor takes them only while the incremental state is
+     * valid; the records need it valid anyway, and a piece of a split
+     * trace restates them before its state is) */
     int has_v8_thread;
     int64_t v8_pid, v8_tid;
     pf_args_ctx actx;          /* what lazy args look interned data up in */

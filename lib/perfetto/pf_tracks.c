@@ -323,7 +323,7 @@ int pf_thread_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_
         return 0;
     }
     d->n_descriptors++;
-    if (s && s->valid) {
+    if (s) {
         s->has_v8_thread = 1;
         s->v8_pid = ti.pid;
         s->v8_tid = ti.tid;
@@ -473,7 +473,7 @@ int pf_track_descriptor(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t
         bad(d, base, "track_descriptor process");
     if (has_thread && read_thread(thr, thr_len, &ti))
         bad(d, base, "track_descriptor thread");
-    else if (has_thread && ti.has_pid && ti.has_tid && s && s->valid)
+    else if (has_thread && ti.has_pid && ti.has_tid && s)
         s->has_v8_thread = 1, s->v8_pid = ti.pid, s->v8_tid = ti.tid;
 
     int failed = 0;

@@ -7,7 +7,8 @@
  * the profile of (id, pid), a chunk's cpuProfile.nodes define callsites
  * and its samples pair with timeDeltas added to the profile's running
  * time; pid and tid are the sequence's thread (its last ThreadDescriptor,
- * or TrackDescriptor with a thread, read with valid incremental state).
+ * or TrackDescriptor with a thread, read with valid incremental state;
+ * here whatever the state, pf_seq.h).
  *
  * Here the JSON decoder's expansion does the rest (json_profile.c), so a
  * profile gives the same events in a Perfetto trace as in a JSON one; the

@@ -608,6 +608,67 @@ static void test_empty_thread(void)
     pb_free(&t);
 }
 
+/* V8 profile records (Chrome's legacy Profile / ProfileChunk TrackEvents,
+ * lib/perfetto/pf_v8.c): a record in a piece after the one holding its
+ * profile's first record is counted (v8_records_split), its samples
+ * without the whole's times; the checker takes exactly those differences
+ * and no more than the split counts (an undercount fails it). The
+ * sequence's thread (a TrackDescriptor's) is restated in every piece. */
+static void v8_record(pb *t, uint32_t seq, uint64_t ts, const char *name, const char *data)
+{
+    size_t m, te, lg, da;
+    packet_begin(t, &m, seq, ts, NEEDS);
+    te = pb_begin(t, P_TE);
+    pb_string(t, 23, name);
+    lg = pb_begin(t, 6);
+    pb_varint(t, 2, 'P');
+    pb_varint(t, 6, 1);
+    pb_end(t, lg);
+    da = pb_begin(t, 4);
+    pb_string(t, 10, "data");
+    pb_string(t, 9, data);
+    pb_end(t, da);
+    pb_end(t, te);
+    pb_end(t, m);
+}
+
+static void test_v8_profile(void)
+{
+    pb t;
+    pb_init(&t);
+    uint32_t g[2] = {6, 3}; /* MONOTONIC 400000 == BOOTTIME 1000000 */
+    uint64_t gt[2] = {1000000, 400000};
+    snapshot(&t, 1, 2, g, gt, NULL);
+    thread_track(&t, 5, 50, 7, 9, "profiler");
+    clear_seq(&t, 5, 0, "v", 1, 1, 0, 0);
+    v8_record(&t, 5, 1000, "Profile", "{\"startTime\":500}");
+    for (int i = 0; i < 30; i++) {
+        char data[256];
+        snprintf(data, sizeof data,
+                 "{\"cpuProfile\":{\"nodes\":[{\"callFrame\":{\"functionName\":\"f%d\"},"
+                 "\"id\":%d%s}],\"samples\":[%d,%d]},\"timeDeltas\":[7,11]}",
+                 i, i + 1, i ? ",\"parent\":1" : "", i + 1, i + 1);
+        v8_record(&t, 5, 2000 + (uint64_t)i, "ProfileChunk", data);
+    }
+    split_perfetto_stats st;
+    split_check("v8 whole", &t, (const uint64_t[]){1u << 20}, 1, NULL, &st);
+    CHECK_EQ_INT(st.v8_records_split, 0);
+    pieces_mem pm;
+    split_check("v8", &t, (const uint64_t[]){600}, 1, &pm, &st);
+    CHECK(pm.n > 3);
+    CHECK(st.v8_records_split > 10 && st.v8_records_split <= 30);
+    /* every piece states the sequence's thread (its samples have pid 7) */
+    for (size_t k = 0; k < pm.n; k++)
+        CHECK(piece_has(&pm.piece[k], "profiler"));
+    /* an undercount fails the checker */
+    char err[4096];
+    split_perfetto_stats under = st;
+    under.v8_records_split = 1;
+    CHECK(split_pf_verify(t.data, t.len, &pm, 600, &under, err, sizeof err) != 0);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* Legacy TrackEvents whose timestamps, thread times and instruction counts
  * are deltas on the sequence's references (which no clear resets), on a
  * sequence with a ThreadDescriptor (restated with its first references,
@@ -1020,6 +1081,7 @@ int main(void)
     test_counters();
     test_legacy_deltas();
     test_empty_thread();
+    test_v8_profile();
     test_streaming_profile();
     test_compact_sched();
     test_snapshot_twins();
