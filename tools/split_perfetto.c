@@ -354,7 +354,8 @@ static int write_packet(split_perfetto *s)
                 return -1;
         }
         s->out.len = 0;
-        if (needs(s, valid_before ? q : NULL, q, interned, interned_len, clears, has_defaults))
+        if (needs(s, valid_before ? q : NULL, q, interned, interned_len, clears, has_defaults) ||
+            spf_v8_restate(s, &s->out))
             return -1;
         const unsigned char *body = p;
         size_t body_len = n;
@@ -587,16 +588,8 @@ int split_perfetto_event(split_perfetto *s, const tread_event *ev)
             s->n_sw++;
         }
     }
-    uint64_t key;
-    if (s->have && spf_v8_key(ev, &key)) {
-        size_t i = 0;
-        while (i < s->n_v8 && s->v8_key[i] != key)
-            i++;
-        if (i == s->n_v8 && i < SPLIT_PF_PACKET_V8)
-            s->v8_key[s->n_v8++] = key;
-        else if (i == s->n_v8)
-            s->v8_over = 1;
-    }
+    if (s->have && spf_v8_event(s, ev))
+        return -1;
     if (s->have && s->ev_n < 2) {
         s->ev_kind[s->ev_n] = ev->kind;
         s->ev_named[s->ev_n] = ev->name.len > 0;
@@ -686,9 +679,9 @@ void split_perfetto_print_losses(const split_perfetto *s, FILE *f)
                 "events: the first on their CPU in a piece, whose decoder cannot know it\n",
                 s->st.sched_prevs_lost);
     if (s->st.v8_records_split)
-        fprintf(f, "tread: %" PRIu64 " V8 profile records are in a piece after the one that "
-                "holds their profile's first: their samples' times may be missing or differ, "
-                "their frames may lack a parent\n", s->st.v8_records_split);
+        fprintf(f, "tread: %" PRIu64 " V8 profile records are in a piece whose parser cannot "
+                "be given their profile's running time: their samples' times may be missing or "
+                "differ, their frames may lack a parent\n", s->st.v8_records_split);
 }
 
 void split_perfetto_free(split_perfetto *s)
@@ -726,7 +719,6 @@ void split_perfetto_free(split_perfetto *s)
     free(s->tmp3.p);
     free(s->refs);
     free(s->cpu_piece);
-    free(s->v8_keys);
-    free(s->v8_piece);
+    free(s->v8_tab);
     free(s);
 }

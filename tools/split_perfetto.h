@@ -45,9 +45,9 @@
                                              followed: PF_SYS_MAX_CPUS */
 #define SPLIT_PF_PACKET_CPUS 8            /* cpus of one packet's switches
                                              (a bundle has one) */
-#define SPLIT_PF_MAX_V8_PROFILES 4096     /* V8 profiles whose first piece
-                                             is kept (past it: each record
-                                             counted in v8_records_split) */
+#define SPLIT_PF_MAX_V8_PROFILES 4096     /* V8 profiles followed (past it:
+                                             each record of another counted
+                                             in v8_records_split) */
 #define SPLIT_PF_PACKET_V8 4              /* profiles of one packet's events */
 
 typedef struct split_perfetto split_perfetto;
@@ -82,11 +82,14 @@ typedef struct split_perfetto_stats {
     uint64_t sched_prevs_lost;
     /* also a loss: V8 profile records (Chrome's legacy Profile and
      * ProfileChunk TrackEvents, lib/perfetto/pf_v8.c) in a piece after
-     * the one that holds their profile's first record: the piece's decoder
-     * lacks the profile's start and running time (its samples' times are
-     * missing or differ) and may lack a node's parent named by an earlier
-     * node's children */
+     * the one that holds their profile's first record, whose running time
+     * the split cannot restate (tools/split_pf_v8.c): the piece's decoder
+     * lacks it (the samples' times are missing or differ) and may lack a
+     * node's parent named by an earlier node's children */
     uint64_t v8_records_split;
+    uint64_t v8_starts_restated; /* ProfileChunk records written to give a
+                                    piece's decoder a profile's running
+                                    time (tools/split_pf_v8.c) */
 } split_perfetto_stats;
 
 /* sp's suffix should be "pftrace". NULL when out of memory. */

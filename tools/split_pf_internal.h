@@ -407,11 +407,16 @@ struct split_perfetto {
         int prev_lost;         /* compact, with the previous thread known */
     } sw[SPLIT_PF_PACKET_CPUS];
     size_t n_sw;
-    uint64_t v8_key[SPLIT_PF_PACKET_V8]; /* its V8 profiles (spf_v8_key) */
+    struct spf_v8_pk {         /* its V8 profiles (split_pf_v8.c) */
+        uint64_t key, id;
+        int64_t ts;            /* the running time after the packet */
+        int state;             /* ...SPF_V8_* after it */
+        int act;               /* what its writing does: SPF_V8_ACT_* */
+    } v8[SPLIT_PF_PACKET_V8];
     size_t n_v8;
     int v8_over;               /* more than SPLIT_PF_PACKET_V8 */
-    uint64_t *v8_keys;         /* SPLIT_PF_MAX_V8_PROFILES, open addressing: */
-    uint64_t *v8_piece;        /* a profile's key and first piece (number) */
+    struct spf_v8_prof *v8_tab; /* 2 x SPLIT_PF_MAX_V8_PROFILES, open
+                                   addressing on the key */
     size_t v8_used;
     uint64_t *cpu_piece;       /* SPLIT_PF_MAX_CPUS: the piece whose decoder
                                   has seen a switch on the cpu (number + 1) */
@@ -518,10 +523,13 @@ seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int creat
 int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned char *m,
                       size_t n);
 int spf_seq_snapshots(split_perfetto *s, seqst *q, buf *out);
-/* split_pf_v8.c: a V8 profile's key of an event of the whole file's
- * decoder (1), or 0; and, once the held packet is written, whether it is
- * a record in a piece after its profile's first (counted). 0 / -1. */
-int spf_v8_key(const tread_event *ev, uint64_t *key);
+/* split_pf_v8.c: V8 profile records. An event of the whole file's decoder
+ * for the held packet; before the packet is written into the piece, the
+ * record that restates its profile's running time there (when the piece's
+ * decoder lacks it) into out; once written, the bookkeeping and the count
+ * of what could not be restated. 0 / -1. */
+int spf_v8_event(split_perfetto *s, const tread_event *ev);
+int spf_v8_restate(split_perfetto *s, buf *out);
 int spf_v8_note(split_perfetto *s);
 /* Whether a TrackDescriptor names a thread with a pid and tid, which the
  * decoder takes as its sequence's thread for V8 profiles. */

@@ -609,11 +609,13 @@ static void test_empty_thread(void)
 }
 
 /* V8 profile records (Chrome's legacy Profile / ProfileChunk TrackEvents,
- * lib/perfetto/pf_v8.c): a record in a piece after the one holding its
- * profile's first record is counted (v8_records_split), its samples
- * without the whole's times; the checker takes exactly those differences
- * and no more than the split counts (an undercount fails it). The
- * sequence's thread (a TrackDescriptor's) is restated in every piece. */
+ * lib/perfetto/pf_v8.c) in a piece after the one holding their profile's
+ * first record: on a MONOTONIC trace clock (Chrome's) the split restates
+ * the running time and every event is the whole's; on BOOTTIME it cannot,
+ * and counts them (v8_records_split), their samples without the whole's
+ * times; the checker takes those differences and no more than the split
+ * counts (an undercount fails it). The sequence's thread (a
+ * TrackDescriptor's) is restated in every piece. */
 static void v8_record(pb *t, uint32_t seq, uint64_t ts, const char *name, const char *data)
 {
     size_t m, te, lg, da;
@@ -632,24 +634,44 @@ static void v8_record(pb *t, uint32_t seq, uint64_t ts, const char *name, const 
     pb_end(t, m);
 }
 
-static void test_v8_profile(void)
+static void v8_trace(pb *t, int monotonic)
 {
-    pb t;
-    pb_init(&t);
+    pb_init(t);
     uint32_t g[2] = {6, 3}; /* MONOTONIC 400000 == BOOTTIME 1000000 */
     uint64_t gt[2] = {1000000, 400000};
-    snapshot(&t, 1, 2, g, gt, NULL);
-    thread_track(&t, 5, 50, 7, 9, "profiler");
-    clear_seq(&t, 5, 0, "v", 1, 1, 0, 0);
-    v8_record(&t, 5, 1000, "Profile", "{\"startTime\":500}");
+    if (monotonic) { /* the snapshot, with primary_trace_clock MONOTONIC */
+        size_t m, cs;
+        packet_begin(t, &m, 1, 0, 0);
+        cs = pb_begin(t, P_CLOCK);
+        for (int i = 0; i < 2; i++) {
+            size_t c = pb_begin(t, 1);
+            pb_varint(t, 1, g[i]);
+            pb_varint(t, 2, gt[i]);
+            pb_end(t, c);
+        }
+        pb_varint(t, 2, 3);
+        pb_end(t, cs);
+        pb_end(t, m);
+    } else {
+        snapshot(t, 1, 2, g, gt, NULL);
+    }
+    thread_track(t, 5, 50, 7, 9, "profiler");
+    clear_seq(t, 5, 0, "v", 1, 1, 0, 0);
+    v8_record(t, 5, 1000, "Profile", "{\"startTime\":500}");
     for (int i = 0; i < 30; i++) {
         char data[256];
         snprintf(data, sizeof data,
                  "{\"cpuProfile\":{\"nodes\":[{\"callFrame\":{\"functionName\":\"f%d\"},"
-                 "\"id\":%d%s}],\"samples\":[%d,%d]},\"timeDeltas\":[7,11]}",
+                 "\"id\":%d%s}],\"samples\":[%d,%d]},\"timeDeltas\":[7,11.5]}",
                  i, i + 1, i ? ",\"parent\":1" : "", i + 1, i + 1);
-        v8_record(&t, 5, 2000 + (uint64_t)i, "ProfileChunk", data);
+        v8_record(t, 5, 2000 + (uint64_t)i, "ProfileChunk", data);
     }
+}
+
+static void test_v8_profile(void)
+{
+    pb t;
+    v8_trace(&t, 0);
     split_perfetto_stats st;
     split_check("v8 whole", &t, (const uint64_t[]){1u << 20}, 1, NULL, &st);
     CHECK_EQ_INT(st.v8_records_split, 0);
@@ -665,6 +687,16 @@ static void test_v8_profile(void)
     split_perfetto_stats under = st;
     under.v8_records_split = 1;
     CHECK(split_pf_verify(t.data, t.len, &pm, 600, &under, err, sizeof err) != 0);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+
+    /* the trace clock MONOTONIC: the running time restated, nothing lost
+     * (the checker requires every event of the whole) */
+    v8_trace(&t, 1);
+    split_check("v8 monotonic", &t, (const uint64_t[]){600, 900}, 2, &pm, &st);
+    CHECK(pm.n > 3);
+    CHECK_EQ_INT(st.v8_records_split, 0);
+    CHECK(st.v8_starts_restated >= pm.n - 1);
     pieces_mem_free(&pm);
     pb_free(&t);
 }
