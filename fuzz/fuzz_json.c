@@ -13,16 +13,20 @@
  * first range that fails (doc/formats/json.md, "Byte ranges"). A
  * quarter of those inputs is read as two ranges once more, gzip'd and
  * inflated by the parser (on its thread or inline), as `tread stats`
- * reads a .json.gz: the same must come out.
+ * reads a .json.gz: the same must come out. And every input is read by
+ * lib/json/json_tokens.c's scanner and by yajl, which must agree.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tread.h>
 #include <zlib.h>
 
 #include "harness.h"
+#include "core/alloc.h"
+#include "json/json_tokens.h"
 
 /* Options drawn once per input, applied to both runs. */
 typedef struct json_options {
@@ -101,12 +105,34 @@ static void check_ranges(const json_options *o, const fuzz_outcome *whole, const
                          size_t size, uint64_t cut, int gzipped, int inline_inflate);
 
 __attribute__((visibility("default")))
+/* lib/json/json_tokens.c (the JSON of a Perfetto V8 profile record): the
+ * scanner for plain JSON and yajl, its oracle, read the input alike:
+ * result, tokens, error and its byte. */
+static void check_text_tokens(const uint8_t *data, size_t size, int max_depth)
+{
+    tread_alloc a;
+    tread_alloc_init(&a, NULL);
+    tread_buf x, y;
+    tread_buf_init(&x, &a, 1 << 20);
+    tread_buf_init(&y, &a, 1 << 20);
+    const char *wx = NULL, *wy = NULL;
+    size_t ax = 0, ay = 0;
+    int rx = json_text_tokens(&a, data, size, max_depth, &x, &wx, &ax);
+    int ry = json_text_tokens_yajl(&a, data, size, max_depth, &y, &wy, &ay);
+    if (rx != ry || x.len != y.len || (x.len && memcmp(x.data, y.data, x.len) != 0) ||
+        (rx == -1 && (ax != ay || strcmp(wx, wy) != 0)))
+        fuzz_fail("json_text_tokens: the scanner and yajl differ");
+    tread_buf_free(&x);
+    tread_buf_free(&y);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_rng r;
     json_options o;
     fuzz_rng_init(&r, data, size);
     draw_options(&o, &r);
+    check_text_tokens(data, size, o.max_depth ? (int)o.max_depth : 64);
 
     /* yajl alone whole, the fast path whole, then the stressed run */
     static const int stressed[3] = {0, 0, 1};

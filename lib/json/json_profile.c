@@ -132,6 +132,29 @@ static size_t member(const tread_buf *tok, size_t off1, const char *key)
     return member_at(tok, off1, key);
 }
 
+/* member() of several keys in one pass over the dict at off1 - 1: each
+ * key's value (1 + its offset, the first of duplicates) into out, 0 when
+ * absent. (A chunk's data was read once a key before: its arrays, skipped
+ * again for each later key, were a tenth of a sample's expansion.) */
+static void members(const tread_buf *tok, size_t off1, const char *const *keys, size_t n,
+                    size_t *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = 0;
+    if (!off1 || tok->data[off1 - 1] != TOK_DICT_BEGIN)
+        return;
+    size_t p = off1;
+    while (p < tok->len && tok->data[p] == TOK_KEY) {
+        size_t kl;
+        const char *k = args_tok_str(tok->data + p, &kl);
+        size_t v = p + args_tok_size(tok->data + p);
+        for (size_t i = 0; i < n; i++)
+            if (!out[i] && strlen(keys[i]) == kl && memcmp(k, keys[i], kl) == 0)
+                out[i] = v + 1;
+        p = args_skip_value(tok->data, tok->len, v);
+    }
+}
+
 /* 1 + the offset of the first element of the array at 1 + off, or 0 when
  * it is no array or empty. */
 static size_t first_elem(const tread_buf *tok, size_t off1)
@@ -143,7 +166,14 @@ static size_t first_elem(const tread_buf *tok, size_t off1)
 
 static size_t next_elem(const tread_buf *tok, size_t e1)
 {
-    size_t n = args_skip_value(tok->data, tok->len, e1 - 1);
+    /* (a scalar's size inline: samples[] and timeDeltas[] are numbers,
+     * and the call was a quarter of a profile sample's expansion) */
+    unsigned t = tok->data[e1 - 1];
+    size_t n = t == TOK_DICT_BEGIN || t == TOK_ARRAY_BEGIN || t == TOK_KEY
+                   ? args_skip_value(tok->data, tok->len, e1 - 1)
+                   : e1 - 1 + args_tok_size(tok->data + e1 - 1);
+    if (n > tok->len)
+        n = tok->len;
     return n < tok->len && tok->data[n] != TOK_ARRAY_END ? n + 1 : 0;
 }
 
@@ -542,9 +572,13 @@ int json_profile_expand(const jp_host *d, tread_event *tmpl, int kind, int resum
     const tread_buf *tok = d->tok;
     jp_entry *prof = NULL;
     size_t args1 = d->args1;
-    size_t data = member(tok, args1, "data");
-    size_t cpu = member(tok, data, "cpuProfile");
     if (!resume) {
+        static const char *const dkeys[] = {"cpuProfile", "startTime", "timeDeltas", "lines",
+                                            "columns"};
+        static const char *const ckeys[] = {"startTime", "nodes", "samples", "timeDeltas"};
+        size_t dv[5], cv[4];
+        members(tok, member(tok, args1, "data"), dkeys, 5, dv);
+        members(tok, dv[0], ckeys, 4, cv);
         memset(c, 0, sizeof *c);
         prof = record_profile(d, tmpl, kind);
         if (!prof) {
@@ -557,19 +591,14 @@ int json_profile_expand(const jp_host *d, tread_event *tmpl, int kind, int resum
         c->prof = prof->x;
         c->pa = prof->a;
         c->pb = prof->b;
-        size_t st = member(tok, data, "startTime");
-        if (kind == JP_REC_CPUPROFILE)
-            st = member(tok, cpu, "startTime");
+        size_t st = kind == JP_REC_CPUPROFILE ? cv[0] : dv[1];
         if (st)
             set_start(d, prof, st, tmpl->offset);
-        c->nodes = first_elem(tok, member(tok, cpu, "nodes"));
-        c->s = first_elem(tok, member(tok, cpu, "samples"));
-        size_t td = member(tok, data, "timeDeltas");
-        if (!td)
-            td = member(tok, cpu, "timeDeltas");
-        c->t = first_elem(tok, td);
-        c->l = first_elem(tok, member(tok, data, "lines"));
-        c->c = first_elem(tok, member(tok, data, "columns"));
+        c->nodes = first_elem(tok, cv[1]);
+        c->s = first_elem(tok, cv[2]);
+        c->t = first_elem(tok, dv[2] ? dv[2] : cv[3]);
+        c->l = first_elem(tok, dv[3]);
+        c->c = first_elem(tok, dv[4]);
         size_t ns = count_elems(tok, c->s), nt = count_elems(tok, c->t);
         if (ns != nt)
             tread__warn(d->p, TREAD_WARN_BAD_FIELD, tmpl->offset,

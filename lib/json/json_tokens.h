@@ -1,6 +1,7 @@
 /*
  * One JSON text, whole in memory, as args tokens (core/args.h) written as
- * the JSON decoder writes a record's members: numbers as their text
+ * the JSON decoder writes a record's members (plain JSON by a scanner,
+ * the rest by yajl, json_tokens.c): numbers as their text
  * (TOK_NUM), strings unescaped (TOK_STR, bytes not checked as UTF-8, as
  * the decoder does not), keys as TOK_KEY. For JSON that another format
  * carries in a string (a Perfetto debug annotation's legacy_json_value).
@@ -19,5 +20,12 @@
  * was); -2 out of memory. */
 int json_text_tokens(const tread_alloc *a, const unsigned char *s, size_t n, int max_depth,
                      tread_buf *out, const char **why, size_t *at);
+/* The scanner alone (tests): 1 when it read s (plain JSON) into out, 0
+ * when it left s to yajl, -1 / -2 at out's limit / out of memory (out
+ * then holds a part). */
+int json_text_tokens_plain(const unsigned char *s, size_t n, int max_depth, tread_buf *out);
+/* The same through yajl alone: the oracle of json_text_tokens' scanner. */
+int json_text_tokens_yajl(const tread_alloc *a, const unsigned char *s, size_t n,
+                          int max_depth, tread_buf *out, const char **why, size_t *at);
 
 #endif
