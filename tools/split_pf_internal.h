@@ -566,6 +566,9 @@ typedef struct lg_packet {
     int has_delta[LG_N], has_abs[LG_N];
     int64_t delta[LG_N], abs[LG_N];
     int64_t piece[LG_N];       /* the piece's values after the packet */
+    int64_t te[LG_N];          /* ...after its TrackEvent, before its
+                                  streaming deltas: a rewritten delta's
+                                  absolute */
     unsigned rewrite;          /* bit k: delta k written as an absolute;
                                   LG_STREAM: the streaming deltas' first
                                   one moved by stream_fix */

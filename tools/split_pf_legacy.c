@@ -145,7 +145,7 @@ void spf_legacy_plan(const split_perfetto *s, const seqst *q, lg_packet *lp)
         } else if (lp->has_abs[k]) {
             pv[k] = lp->abs[k];
         }
-        lp->piece[k] = pv[k];
+        lp->piece[k] = lp->te[k] = pv[k];
     }
     if (lp->has_stream) {
         /* the whole file's timestamp after the TrackEvent; the piece's
@@ -289,9 +289,12 @@ int spf_legacy_rewrite(split_perfetto *s, const lg_packet *lp,
             if (!drop && buf_put(t, g.start, (size_t)(e.p - g.start)))
                 return spf_nomem(s);
         }
-        for (int k = 0; k < LG_N; k++) /* the whole file's value after it */
+        /* the whole file's value after it (not after the packet's
+         * streaming deltas, which the decoder applies later:
+         * fuzz_split_perfetto, regress_stream_after_track_event) */
+        for (int k = 0; k < LG_N; k++)
             if ((lp->rewrite & (1u << k)) &&
-                (buf_tag(t, abs_field[k], 0) || buf_varint(t, (uint64_t)lp->piece[k])))
+                (buf_tag(t, abs_field[k], 0) || buf_varint(t, (uint64_t)lp->te[k])))
                 return spf_nomem(s);
         if (buf_lenfield(out, F_TRACK_EVENT, t->p, t->len))
             return spf_nomem(s);

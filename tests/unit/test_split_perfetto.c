@@ -795,13 +795,18 @@ static void test_streaming_profile(void)
     thread_descriptor(&t, 9, 3, 4, 1000, 50, 7);
     for (int i = 0; i < 60; i++) {
         packet_begin(&t, &m, 9, 0, NEEDS);
-        if (i % 3 == 0) {
-            e = pb_begin(&t, 11); /* a legacy TrackEvent */
+        if (i % 3 == 0 || i % 5 == 4 || i >= 45) {
+            /* a legacy TrackEvent; with the streaming deltas after it in
+             * the same packet when i % 5 == 4 or i >= 45 (the decoder applies the
+             * TrackEvent's first: fuzz_split_perfetto,
+             * regress_stream_after_track_event) */
+            e = pb_begin(&t, 11);
             pb_varint(&t, 1, 7);
             pb_varint(&t, 9, 3);
             pb_string(&t, 23, "between-samples");
             pb_end(&t, e);
-        } else {
+        }
+        if (i % 3 != 0) {
             e = pb_begin(&t, 54); /* streaming_profile_packet */
             const uint64_t cs[] = {1, 2, 1}, dt[] = {10, (uint64_t)i, 3, 4};
             pb_packed(&t, 1, cs, 3);
