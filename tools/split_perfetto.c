@@ -111,7 +111,11 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
          * thread of whichever came last) */
         for (int k = 0; k < 2; k++) {
             int td = k == 0 ? !q->thread_td_last : q->thread_td_last;
-            if (td ? !q->thread_td.len : !q->has_thread)
+            /* (not the thread TrackDescriptor when the packet is one: it
+             * sets the thread itself, and a copy of it before it would be
+             * a packet with its bytes and events: fuzz_split_perfetto,
+             * regress_thread_td_twin) */
+            if (td ? !q->thread_td.len || s->pk_thread_td : !q->has_thread)
                 continue;
             const buf *b = td ? &q->thread_td : &q->thread;
             size_t mark;
@@ -310,6 +314,7 @@ static int write_packet(split_perfetto *s)
     }
     /* the track it describes needs its parents */
     s->own_track = 0;
+    s->pk_thread_td = !dropped && tdesc && spf_thread_td(tdesc, tdesc_len);
     if (tdesc) {
         rd t;
         fld g;

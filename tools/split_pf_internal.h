@@ -391,6 +391,7 @@ struct split_perfetto {
     uint64_t used_tracks[SPLIT_PF_MAX_PACKET_TRACKS];
     size_t n_used;
     uint64_t own_track;        /* the TrackDescriptor the packet holds */
+    int pk_thread_td;          /* ...and it names a thread (spf_thread_td) */
     /* its first two events, for TYPE_STATE (kind, named, track) */
     int ev_n;
     tread_event_kind ev_kind[2];
