@@ -111,11 +111,13 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
          * thread of whichever came last) */
         for (int k = 0; k < 2; k++) {
             int td = k == 0 ? !q->thread_td_last : q->thread_td_last;
-            /* (not the thread TrackDescriptor when the packet is one: it
+            /* (not the thread TrackDescriptor when the packet is one, nor
+             * the ThreadDescriptor when the packet is the same one: it
              * sets the thread itself, and a copy of it before it would be
-             * a packet with its bytes and events: fuzz_split_perfetto,
-             * regress_thread_td_twin) */
-            if (td ? !q->thread_td.len || s->pk_thread_td : !q->has_thread)
+             * a packet with its bytes and events, which the checker takes
+             * for it: fuzz_split_perfetto, regress_thread_td_twin,
+             * regress_thread_descriptor_twin) */
+            if (td ? !q->thread_td.len || s->pk_thread_td : !q->has_thread || s->pk_same_thread)
                 continue;
             const buf *b = td ? &q->thread_td : &q->thread;
             size_t mark;
@@ -343,6 +345,9 @@ static int write_packet(split_perfetto *s)
     te_counter_raw cr;
     int type = 0;
     spf_legacy_refs(dropped ? NULL : thdesc, thdesc_len, &lp);
+    s->pk_same_thread = !dropped && thdesc && lp.has_refs && q && q->has_thread &&
+                        q->thread.len == thdesc_len &&
+                        (!thdesc_len || memcmp(q->thread.p, thdesc, thdesc_len) == 0);
     if (!dropped && te && read_track_event(te, te_len, &lp, &cr, &tc, &type) && q) {
         spf_read_counter(s, q, &cr, &tc);
         if (s->failed)

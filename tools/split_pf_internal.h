@@ -392,6 +392,8 @@ struct split_perfetto {
     size_t n_used;
     uint64_t own_track;        /* the TrackDescriptor the packet holds */
     int pk_thread_td;          /* ...and it names a thread (spf_thread_td) */
+    int pk_same_thread;        /* its ThreadDescriptor is the sequence's
+                                  last one, byte for byte */
     /* its first two events, for TYPE_STATE (kind, named, track) */
     int ev_n;
     tread_event_kind ev_kind[2];
