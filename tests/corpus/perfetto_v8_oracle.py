@@ -35,51 +35,13 @@ Another trace clock, or one that changes, and it says it cannot check.
 import decimal
 import gzip
 import json
+import os
 import sys
 import zlib
 
-
-def varint(b, i):
-    r = s = 0
-    while True:
-        if i >= len(b):
-            raise ValueError("varint past the end")
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return r, i
-        if s >= 70:
-            raise ValueError("varint too long")
-
-
-def fields(b):
-    i, n = 0, len(b)
-    while i < n:
-        k, i = varint(b, i)
-        f, w = k >> 3, k & 7
-        if w == 0:
-            v, i = varint(b, i)
-            yield f, w, v
-        elif w == 1:
-            if i + 8 > n:
-                raise ValueError("fixed64 past the end")
-            yield f, w, int.from_bytes(b[i:i + 8], "little")
-            i += 8
-        elif w == 5:
-            if i + 4 > n:
-                raise ValueError("fixed32 past the end")
-            yield f, w, int.from_bytes(b[i:i + 4], "little")
-            i += 4
-        elif w == 2:
-            ln, i = varint(b, i)
-            if i + ln > n:
-                raise ValueError("length past the end")
-            yield f, w, b[i:i + ln]
-            i += ln
-        else:
-            raise ValueError("wire type %d" % w)
+# the protobuf wire reader of the samples oracle beside this file
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perfetto_samples_oracle import fields  # noqa: E402
 
 
 def s32(v):

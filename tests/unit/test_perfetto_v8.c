@@ -172,7 +172,9 @@ static int pd_warning(void *user, const tread_warning *w)
     return 0;
 }
 
-static void parse(prof_dump *x, const void *buf, size_t len, int perfetto, int records)
+/* Parses buf into x; returns the parser (its counters) for the caller to
+ * free. */
+static tread_parser *parse(prof_dump *x, const void *buf, size_t len, int perfetto)
 {
     memset(x, 0, sizeof *x);
     dump_init(&x->d);
@@ -184,10 +186,15 @@ static void parse(prof_dump *x, const void *buf, size_t len, int perfetto, int r
                               perfetto ? TREAD_FORMAT_PERFETTO : TREAD_FORMAT_JSON), 0);
     CHECK_EQ_INT(tread_feed(p, buf, len), TREAD_STATUS_OK);
     CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
-    if (perfetto) {
-        CHECK_EQ_INT(test_format_counter(p, "v8_profile_records"), records);
-        CHECK_EQ_INT(test_format_counter(p, "v8_profile_data_not_json"), 0);
-    }
+    return p;
+}
+
+/* The same, for a Perfetto trace whose records all are JSON. */
+static void parse_pf(prof_dump *x, const pb *t, int records)
+{
+    tread_parser *p = parse(x, t->data, t->len, 1);
+    CHECK_EQ_INT(test_format_counter(p, "v8_profile_records"), records);
+    CHECK_EQ_INT(test_format_counter(p, "v8_profile_data_not_json"), 0);
     tread_parser_free(p);
 }
 
@@ -197,8 +204,8 @@ static void test_same_as_json(void)
     pb t;
     perfetto_trace(&t, chunk1_data);
     prof_dump j, f;
-    parse(&j, js, strlen(js), 0, 0);
-    parse(&f, t.data, t.len, 1, 3);
+    tread_parser_free(parse(&j, js, strlen(js), 0));
+    parse_pf(&f, &t, 3);
     CHECK(j.d.len > 0 && j.d.text && strstr(j.d.text, "fib \\x22q\\x22 \\xc3\\xa9"));
     if (j.d.len != f.d.len || memcmp(j.d.text, f.d.text, j.d.len) != 0) {
         fprintf(stderr, "json:\n%s\nperfetto:\n%s\n", j.d.text, f.d.text);
@@ -250,15 +257,7 @@ static void test_not_json(void)
     pb t;
     perfetto_trace(&t, "{\"cpuProfile\":{\"nodes\":[}");
     prof_dump f;
-    memset(&f, 0, sizeof f);
-    dump_init(&f.d);
-    f.perfetto = 1;
-    tread_parser *p = tread_parser_create(NULL);
-    tread_callbacks cb = {.event = pd_event, .warning = pd_warning};
-    tread_set_callbacks(p, &cb, &f);
-    CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO), 0);
-    CHECK_EQ_INT(tread_feed(p, t.data, t.len), TREAD_STATUS_OK);
-    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    tread_parser *p = parse(&f, t.data, t.len, 1);
     CHECK_EQ_INT(f.chunk_events, 1);
     CHECK_EQ_INT(f.warn[TREAD_WARN_BAD_FIELD], 1);
     CHECK_EQ_INT(test_format_counter(p, "v8_profile_records"), 2);
@@ -283,7 +282,7 @@ static void test_chunk_first(void)
     record(&t, 2, "ProfileChunk", 6000, chunk1_data, 1);
     record(&t, 1, "Profile", 5000, profile_data, 0);
     prof_dump f;
-    parse(&f, t.data, t.len, 1, 2);
+    parse_pf(&f, &t, 2);
     CHECK_EQ_INT(f.warn[TREAD_WARN_UNRESOLVED_REF], 1);
     CHECK(strstr(f.d.text, "sample") != NULL);
     CHECK(strstr(f.d.text, "sample fmt=json ph=80 fl=") != NULL);
@@ -302,15 +301,7 @@ static void test_no_clock_path(void)
     record(&t, 1, "Profile", 5000, profile_data, 0);
     record(&t, 2, "ProfileChunk", 6000, chunk1_data, 1);
     prof_dump f;
-    memset(&f, 0, sizeof f);
-    dump_init(&f.d);
-    f.perfetto = 1;
-    tread_parser *p = tread_parser_create(NULL);
-    tread_callbacks cb = {.event = pd_event, .warning = pd_warning};
-    tread_set_callbacks(p, &cb, &f);
-    CHECK_EQ_INT(tread_config(p, TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO), 0);
-    CHECK_EQ_INT(tread_feed(p, t.data, t.len), TREAD_STATUS_OK);
-    CHECK_EQ_INT(tread_finish(p), TREAD_STATUS_OK);
+    tread_parser *p = parse(&f, t.data, t.len, 1);
     CHECK_EQ_INT(f.warn[TREAD_WARN_CLOCK], 1);
     CHECK_EQ_INT(f.warn[TREAD_WARN_UNRESOLVED_REF], 1); /* samples before a start */
     tread_parser_free(p);
