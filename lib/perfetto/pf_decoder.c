@@ -489,6 +489,7 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
         return TREAD_STATUS_ERROR;
     if (prof && pf_profile_packet(d, s, prof_num, prof, prof_len, &base))
         return TREAD_STATUS_ERROR;
+    pf_profile_packet_done(d);
     return TREAD_STATUS_OK;
 }
 

@@ -53,14 +53,15 @@ enum {
  * timestamp/thread time/instruction count (1, 2, 8, 16, 17, 20), the
  * legacy event (6), the log message (21), categories as strings (22),
  * extra counter track uuids and double extra counters (31, 45, 46), the
- * old flow ids (36, 42) and correlation ids (52, 53, 54). Every other
+ * old flow ids (36, 42), correlation ids (52, 53, 54) and callstacks (55,
+ * 56). Every other
  * field is an argument. A field the general reader learns to read must be
  * added here (test_perfetto_fast lists them too). */
 #define TE_GENERAL_ONLY                                                                      \
     ((1ull << 1) | (1ull << 2) | (1ull << 6) | (1ull << 8) | (1ull << 16) | (1ull << 17) |   \
      (1ull << 20) | (1ull << 21) | (1ull << 22) | (1ull << 31) | (1ull << 36) |              \
      (1ull << 42) | (1ull << 45) | (1ull << 46) | (1ull << 52) | (1ull << 53) |              \
-     (1ull << 54))
+     (1ull << 54) | (1ull << 55) | (1ull << 56))
 
 /* The field readers below are for well-formed input only: anything
  * unusual (a tag longer than two bytes, a group, a varint over ten bytes,

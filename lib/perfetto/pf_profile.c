@@ -62,12 +62,19 @@ typedef struct pf_prof {
     pf_fix *fix;
     size_t nfix, fix_cap;
     uint64_t ids[PF_PROF_MAX_DEPTH];
+    struct {
+        const unsigned char *p;
+        size_t n;
+    } inl[PF_PROF_MAX_DEPTH];  /* an inline callstack's frames (a ring) */
+    uint64_t serial;           /* the packet the scratch and fixes are of */
+    char te_sf[ID_LEN + 1];    /* the packet's TrackEvent's sf */
     int types_found;
     const tread_perfetto_msgtype *t_perf;
     int warned_limit;          /* this packet */
     size_t packet_frames;      /* callsites this packet defined */
     uint64_t n_perf, n_perf_skipped, n_perf_records_lost, n_perf_producer;
     uint64_t n_streaming, n_frames, n_not_kept, n_truncated, n_bad;
+    uint64_t n_te_callstacks;
 } pf_prof;
 
 /* ---- state -------------------------------------------------------------- */
@@ -85,6 +92,27 @@ static pf_prof *prof_get(pf_decoder *d, uint64_t off)
     tread_buf_init(&y->scratch, &d->p->alloc, (size_t)-1);
     tread_buf_init(&y->path, &d->p->alloc, (size_t)-1);
     d->prof = y;
+    return y;
+}
+
+/* The profile state for the packet being read: its strings and fixups
+ * start empty with each packet (the queue is empty when a packet is read,
+ * so no event points at the last packet's) and are kept across its fields
+ * (a TrackEvent's callstack and a sample may share one packet) until
+ * pf_profile_packet_done points the events at them. */
+static pf_prof *prof_packet(pf_decoder *d, uint64_t off)
+{
+    pf_prof *y = prof_get(d, off);
+    if (!y)
+        return NULL;
+    uint64_t serial = d->n_packets + d->n_packets_inner;
+    if (y->serial != serial) {
+        y->serial = serial;
+        y->scratch.len = 0;
+        y->nfix = 0;
+        y->warned_limit = 0;
+        y->packet_frames = 0;
+    }
     return y;
 }
 
@@ -292,6 +320,7 @@ typedef struct frame_info {
     uint64_t rel_pc;
     uint64_t line;
     int has_fn, has_build, has_src, has_path, has_pc, has_line;
+    int fn_in_packet;          /* fn is the packet's bytes (an inline frame) */
     int unresolved;            /* an iid named nothing */
     int unknown;               /* the frame iid itself named nothing */
     uint64_t iid;
@@ -419,6 +448,36 @@ static int read_frame(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid, frame_
     return 0;
 }
 
+/* An inline frame (InlineCallstack.Frame: function_name, source_file,
+ * line_number) into fi; what decodes before an error is kept (warned), as
+ * read_frame keeps an interned one's. */
+static void read_inline_frame(pf_decoder *d, pf_prof *y, const unsigned char *m, size_t len,
+                              frame_info *fi, uint64_t off)
+{
+    memset(fi, 0, sizeof *fi);
+    y->path.len = 0;
+    pf_reader r;
+    pf_field f;
+    int rc;
+    pf_reader_init(&r, m, len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        if (f.num == 1 && f.wire == PF_WIRE_LEN) {
+            fi->has_fn = fi->fn_in_packet = 1;
+            fi->fn.ptr = (const char *)f.data;
+            fi->fn.len = f.len;
+        } else if (f.num == 2 && f.wire == PF_WIRE_LEN) {
+            fi->has_src = 1;
+            fi->src.ptr = (const char *)f.data;
+            fi->src.len = f.len;
+        } else if (f.num == 3 && f.wire == PF_WIRE_VARINT) {
+            fi->has_line = 1;
+            fi->line = (uint32_t)f.v;
+        }
+    }
+    if (rc == PF_BAD)
+        bad(d, y, off, "inline callstack frame");
+}
+
 /* A callsite's id: the frame's content chained to its parent's. */
 static uint64_t node_hash(uint64_t parent, const frame_info *fi, const pf_prof *y)
 {
@@ -498,8 +557,9 @@ static int define_frame(pf_decoder *d, pf_prof *y, const pf_base *base, const fr
     ev->clock_id = 0;
     ev->seq_id = 0;
     if (fi->has_fn) {
-        ev->name = fi->fn; /* NUL-terminated in the interning arena */
-        q->nul |= PF_NUL_NAME;
+        ev->name = fi->fn;
+        if (!fi->fn_in_packet)
+            q->nul |= PF_NUL_NAME; /* NUL-terminated in the interning arena */
     }
     y->n_frames++;
     if (put_id(d, y, h, &at, off) || add_fix(d, y, qi, FIX_ID, at, ID_LEN, off))
@@ -519,6 +579,83 @@ static int define_frame(pf_decoder *d, pf_prof *y, const pf_base *base, const fr
         return -1;
     ev->args.encoding = TREAD_ARGS_TOKENS;
     return 0;
+}
+
+/* Chains n frames, root first (the ring's (first + i)-th: interned frame
+ * iids in y->ids, or inline frames in y->inl), defining the callsites not
+ * met before: the leaf's hash in *leaf; *all_kept 0 when a callsite was
+ * not remembered or an iid named nothing. 0, or -1 after tread__fail. */
+static int chain_frames(pf_decoder *d, pf_prof *y, pf_seq *s, const pf_base *base, size_t n,
+                        size_t first, int is_inline, uint64_t *leaf, int *all_kept)
+{
+    uint64_t off = base->offset;
+    uint64_t h = 0, parent = 0;
+    *all_kept = 1;
+    for (size_t i = 0; i < n; i++) {
+        frame_info fi;
+        size_t k = (first + i) % PF_PROF_MAX_DEPTH;
+        if (is_inline)
+            read_inline_frame(d, y, y->inl[k].p, y->inl[k].n, &fi, off);
+        else if (read_frame(d, y, s, y->ids[k], &fi, off))
+            return -1;
+        h = node_hash(parent, &fi, y);
+        /* an iid that named nothing may be interned later (not a
+         * redefinition): its callstack is not cached */
+        if (fi.unresolved)
+            *all_kept = 0;
+        /* a packet's new callsites are its events too: bounded, so that a
+         * packet cannot queue more than PF_PROF_MAX_PACKET_FRAMES of them */
+        int sr = seen_add(d, y, h, y->packet_frames < PF_PROF_MAX_PACKET_FRAMES, off);
+        if (sr < 0)
+            return -1;
+        if (sr >= 2) {
+            /* not remembered, so not defined (defining it at every use
+             * would let one sample queue 1024 events past the limit): the
+             * sample names a frame no event defines */
+            *all_kept = 0;
+            y->n_not_kept++;
+            if (!y->warned_limit) {
+                y->warned_limit = 1;
+                if (sr == 2)
+                    tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                                "more than %zu stack frames (TREAD_OPT_MAX_PROFILE_NODES): "
+                                "frames past it are not defined",
+                                d->p->max_profile_nodes);
+                else
+                    tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                                "more than %d new stack frames in one packet "
+                                "(PF_PROF_MAX_PACKET_FRAMES): the rest are defined where next met",
+                                PF_PROF_MAX_PACKET_FRAMES);
+            }
+        } else if (sr == 1) {
+            y->packet_frames++;
+            if (define_frame(d, y, base, &fi, h, i > 0, parent))
+                return -1;
+        }
+        parent = h;
+    }
+    *leaf = h;
+    return 0;
+}
+
+/* A callstack deeper than PF_PROF_MAX_DEPTH keeps its leaf-most frames:
+ * the ring's start and length, warned. */
+static size_t ring_cut(pf_decoder *d, pf_prof *y, size_t n, size_t total, const char *what,
+                       uint64_t iid, size_t *first, uint64_t off)
+{
+    *first = 0;
+    if (total <= PF_PROF_MAX_DEPTH)
+        return n;
+    y->n_truncated++;
+    if (what)
+        tread__warn(d->p, TREAD_WARN_LIMIT, off, "%s has %zu frames: its %d leaf-most are read",
+                    what, total, PF_PROF_MAX_DEPTH);
+    else
+        tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                    "callstack %" PRIu64 " has %zu frames: its %d leaf-most are read", iid, total,
+                    PF_PROF_MAX_DEPTH);
+    *first = n % PF_PROF_MAX_DEPTH; /* the ring's oldest */
+    return PF_PROF_MAX_DEPTH;
 }
 
 /* The leaf callsite of interned callstack iid, defining the callsites not
@@ -574,57 +711,12 @@ static int callstack_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid,
     }
     if (!total)
         return 0;
-    size_t first = 0;
-    if (total > PF_PROF_MAX_DEPTH) {
-        y->n_truncated++;
-        tread__warn(d->p, TREAD_WARN_LIMIT, off,
-                    "callstack %" PRIu64 " has %zu frames: its %d leaf-most are read", iid, total,
-                    PF_PROF_MAX_DEPTH);
-        first = n % PF_PROF_MAX_DEPTH; /* the ring's oldest */
-        n = PF_PROF_MAX_DEPTH;
-    }
-    uint64_t h = 0, parent = 0;
-    int all_kept = 1; /* every callsite remembered and resolved: cacheable */
-    for (size_t i = 0; i < n; i++) {
-        frame_info fi;
-        if (read_frame(d, y, s, y->ids[(first + i) % PF_PROF_MAX_DEPTH], &fi, off))
-            return -1;
-        h = node_hash(parent, &fi, y);
-        /* an iid that named nothing may be interned later (not a
-         * redefinition): its callstack is not cached */
-        if (fi.unresolved)
-            all_kept = 0;
-        /* a packet's new callsites are its events too: bounded, so that a
-         * packet cannot queue more than PF_PROF_MAX_PACKET_FRAMES of them */
-        int sr = seen_add(d, y, h, y->packet_frames < PF_PROF_MAX_PACKET_FRAMES, off);
-        if (sr < 0)
-            return -1;
-        if (sr >= 2) {
-            /* not remembered, so not defined (defining it at every use
-             * would let one sample queue 1024 events past the limit): the
-             * sample names a frame no event defines */
-            all_kept = 0;
-            y->n_not_kept++;
-            if (!y->warned_limit) {
-                y->warned_limit = 1;
-                if (sr == 2)
-                    tread__warn(d->p, TREAD_WARN_LIMIT, off,
-                                "more than %zu stack frames (TREAD_OPT_MAX_PROFILE_NODES): "
-                                "frames past it are not defined",
-                                d->p->max_profile_nodes);
-                else
-                    tread__warn(d->p, TREAD_WARN_LIMIT, off,
-                                "more than %d new stack frames in one packet "
-                                "(PF_PROF_MAX_PACKET_FRAMES): the rest are defined where next met",
-                                PF_PROF_MAX_PACKET_FRAMES);
-            }
-        } else if (sr == 1) {
-            y->packet_frames++;
-            if (define_frame(d, y, base, &fi, h, i > 0, parent))
-                return -1;
-        }
-        parent = h;
-    }
+    size_t first;
+    n = ring_cut(d, y, n, total, NULL, iid, &first, off);
+    uint64_t h;
+    int all_kept;
+    if (chain_frames(d, y, s, base, n, first, 0, &h, &all_kept))
+        return -1;
     if (all_kept) {
         pf_entry *ce = pf_seq_pseudo_slot(d, s, PF_NS_CALLSTACK_LEAF, iid, off);
         if (!ce)
@@ -635,6 +727,38 @@ static int callstack_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid,
     }
     *leaf = h;
     return 1;
+}
+
+/* The leaf callsite of an InlineCallstack (frames, field 1, root first),
+ * defining the callsites not met before: 1 with *leaf set, 0 when it has
+ * no frames or does not decode (warned), -1 after tread__fail. */
+static int inline_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char *m, size_t len,
+                       const pf_base *base, uint64_t *leaf)
+{
+    uint64_t off = base->offset;
+    size_t n = 0, total = 0;
+    pf_reader r;
+    pf_field f;
+    int rc;
+    pf_reader_init(&r, m, len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        if (f.num != 1 || f.wire != PF_WIRE_LEN)
+            continue;
+        y->inl[n % PF_PROF_MAX_DEPTH].p = f.data;
+        y->inl[n % PF_PROF_MAX_DEPTH].n = f.len;
+        n++;
+        total++;
+    }
+    if (rc == PF_BAD) {
+        bad(d, y, off, "inline callstack");
+        return 0;
+    }
+    if (!total)
+        return 0;
+    size_t first;
+    n = ring_cut(d, y, n, total, "an inline callstack", 0, &first, off);
+    int all_kept;
+    return chain_frames(d, y, s, base, n, first, 1, leaf, &all_kept) ? -1 : 1;
 }
 
 /* A queued SAMPLE event naming callstack iid (has_cs) as its sf. */
@@ -852,21 +976,41 @@ static int streaming_profile(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigne
 int pf_profile_packet(pf_decoder *d, pf_seq *s, uint32_t num, const unsigned char *m, size_t len,
                       const pf_base *base)
 {
-    pf_prof *y = prof_get(d, base->offset);
+    pf_prof *y = prof_packet(d, base->offset);
     if (!y)
         return -1;
-    /* the queue is empty when a packet is read: the last packet's strings
-     * are no longer pointed at */
-    y->scratch.len = 0;
-    y->nfix = 0;
-    y->warned_limit = 0;
-    y->packet_frames = 0;
-    int rc = num == PF_PKT_PERF_SAMPLE ? perf_sample(d, y, s, m, len, base)
-                                       : streaming_profile(d, y, s, m, len, base);
-    if (rc)
+    return num == PF_PKT_PERF_SAMPLE ? perf_sample(d, y, s, m, len, base)
+                                     : streaming_profile(d, y, s, m, len, base);
+}
+
+int pf_profile_track_event(pf_decoder *d, pf_seq *s, int is_inline, const unsigned char *m,
+                           size_t len, uint64_t iid, const pf_base *base, tread_str *sf)
+{
+    pf_prof *y = prof_packet(d, base->offset);
+    if (!y)
         return -1;
-    apply_fixes(d, y);
-    return 0;
+    uint64_t leaf = 0;
+    int lr = is_inline ? inline_leaf(d, y, s, m, len, base, &leaf)
+                       : callstack_leaf(d, y, s, iid, base, &leaf);
+    if (lr <= 0)
+        return lr;
+    y->n_te_callstacks++;
+    /* the id is the sample's (put_id), kept apart from the scratch so
+     * that the event and a TYPE_STATE copy of it can point at it at once */
+    size_t at;
+    if (put_id(d, y, leaf, &at, base->offset))
+        return -1;
+    memcpy(y->te_sf, y->scratch.data + at, ID_LEN + 1);
+    y->scratch.len = at;
+    sf->ptr = y->te_sf;
+    sf->len = ID_LEN;
+    return 1;
+}
+
+void pf_profile_packet_done(pf_decoder *d)
+{
+    if (d->prof && d->prof->serial == d->n_packets + d->n_packets_inner)
+        apply_fixes(d, d->prof);
 }
 
 size_t pf_profile_counters(const pf_decoder *d, tread_counter *out, size_t max, size_t n)
@@ -878,6 +1022,7 @@ size_t pf_profile_counters(const pf_decoder *d, tread_counter *out, size_t max, 
     n = tread__counter_put(out, max, n, "perf_kernel_records_lost", y->n_perf_records_lost);
     n = tread__counter_put(out, max, n, "perf_producer_events", y->n_perf_producer);
     n = tread__counter_put(out, max, n, "streaming_profile_samples", y->n_streaming);
+    n = tread__counter_put(out, max, n, "track_event_callstacks", y->n_te_callstacks);
     n = tread__counter_put(out, max, n, "stack_frames_defined", y->n_frames);
     n = tread__counter_put(out, max, n, "stack_frames_not_kept", y->n_not_kept);
     n = tread__counter_put(out, max, n, "callstacks_truncated", y->n_truncated);

@@ -1,7 +1,8 @@
 /*
- * Perfetto CPU samples into the event model (pf_profile.c): PerfSample
- * (traced_perf) and StreamingProfilePacket (Chrome's sampling profiler).
- * Each sample is a TREAD_EVENT_SAMPLE whose sf names the
+ * Perfetto callstacks into the event model (pf_profile.c): PerfSample
+ * (traced_perf), StreamingProfilePacket (Chrome's sampling profiler) and
+ * a TrackEvent's own callstack (inline or interned). Each sample is a
+ * TREAD_EVENT_SAMPLE, and a TrackEvent's event, whose sf names the
  * leaf of its callstack; the callstack's frames are TREAD_EVENT_STACK_FRAME
  * definitions, given the first time the parser meets each (the same model
  * as V8 CPU profiles in JSON). doc/formats/perfetto.md, "CPU samples", has
@@ -40,6 +41,19 @@ static inline int pf_profile_wants(uint32_t num)
  * sequence s. 0, or -1 after tread__fail. */
 int pf_profile_packet(pf_decoder *d, pf_seq *s, uint32_t num, const unsigned char *m, size_t len,
                       const pf_base *base);
+
+/* The callstack of a TrackEvent (callstack, 55: is_inline, the
+ * InlineCallstack's bytes m; or callstack_iid, 56: iid) on sequence s:
+ * queues the STACK_FRAME definitions of its callsites not met before (so
+ * before the event, which the caller queues next) and sets *sf to the
+ * leaf's id, valid until the next packet. 1, 0 when it names no frame
+ * (warned where it should), -1 after tread__fail. */
+int pf_profile_track_event(pf_decoder *d, pf_seq *s, int is_inline, const unsigned char *m,
+                           size_t len, uint64_t iid, const pf_base *base, tread_str *sf);
+
+/* Points the packet's queued definitions and samples at their strings,
+ * once all its fields are read (process_packet, last). */
+void pf_profile_packet_done(pf_decoder *d);
 
 /* Frees d->prof. */
 void pf_profile_free(pf_decoder *d);

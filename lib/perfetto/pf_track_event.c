@@ -4,6 +4,7 @@
  * instruction counts, track, counters (with unit_multiplier and
  * is_incremental), extra counters, flows, correlation ids. */
 #include "perfetto/pf_track_event.h"
+#include "perfetto/pf_profile.h"
 #include "perfetto/pf_seq.h"
 #include "perfetto/pf_tracks.h"
 #include "perfetto/pf_queue.h"
@@ -40,7 +41,9 @@ enum {
     TE_TERMINATING_FLOW_IDS = 48,
     TE_CORRELATION_ID = 52,
     TE_CORRELATION_ID_STR = 53,
-    TE_CORRELATION_ID_STR_IID = 54
+    TE_CORRELATION_ID_STR_IID = 54,
+    TE_CALLSTACK = 55,
+    TE_CALLSTACK_IID = 56
 };
 
 #define INTERNED_CORRELATION_ID_STR 43
@@ -235,6 +238,10 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     int has_corr = 0, has_corr_iid = 0;
     uint64_t corr = 0, corr_iid = 0;
     tread_str corr_str = {NULL, 0};
+    int has_cs = 0, has_cs_iid = 0;
+    const unsigned char *cs_msg = NULL;
+    size_t cs_len = 0;
+    uint64_t cs_iid = 0;
     u64list xv, xu, xdv, xdu;
     cat_iids.n = xv.n = xu.n = xdv.n = xdu.n = 0;
     cat_iids.present = xv.present = xu.present = xdv.present = xdu.present = 0;
@@ -373,6 +380,18 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
             if (f.wire == PF_WIRE_VARINT)
                 has_corr_iid = 1, corr_iid = f.v;
             break;
+        case TE_CALLSTACK: /* a oneof with callstack_iid: the last wins */
+            if (f.wire == PF_WIRE_LEN)
+                has_cs = 1, has_cs_iid = 0, cs_msg = f.data, cs_len = f.len;
+            else
+                bad_field(d, off, "callstack");
+            break;
+        case TE_CALLSTACK_IID:
+            if (f.wire == PF_WIRE_VARINT)
+                has_cs_iid = 1, has_cs = 0, cs_iid = f.v;
+            else
+                bad_field(d, off, "callstack_iid");
+            break;
         default:
             break; /* debug annotations and typed fields: lazy args */
         }
@@ -390,6 +409,12 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
         lg.present = 0;
     }
 
+    /* the callstack's new frames are defined before the event */
+    tread_str sf = {NULL, 0};
+    if ((has_cs || has_cs_iid) &&
+        pf_profile_track_event(d, s, has_cs, cs_msg, cs_len, cs_iid, base, &sf) < 0)
+        return -1;
+
     pf_qitem *q = pf_queue_event(d, base);
     if (!q)
         return -1;
@@ -399,6 +424,7 @@ int pf_track_event(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t len,
     ev->args.data = m;
     ev->args.len = len;
     ev->args.encoding = TREAD_ARGS_PERFETTO;
+    ev->sf = sf;
 
     /* kind */
     if (has_type && type != 0) {

@@ -1,6 +1,7 @@
 /* Perfetto CPU samples (lib/perfetto/pf_profile.c): PerfSample and
  * StreamingProfilePacket into SAMPLE events, their interned callstacks
- * into STACK_FRAME definitions; ids shared by equal callsites, what is
+ * into STACK_FRAME definitions, and a TrackEvent's own callstack (inline
+ * or interned) into its event's sf; ids shared by equal callsites, what is
  * not a sample, unresolved iids, the depth and node limits, redefinition,
  * and chunk/stop equivalence. Traces are built with pb_build; field
  * numbers are those of ../shared/spec/perfetto_fields.tsv. */
@@ -117,7 +118,16 @@ static const cev *frame_by_id(const coll *c, const char *id)
 
 /* ---- building packets ------------------------------------------------- */
 
-enum { TS = 8, SEQ = 10, INTERNED = 12, FLAGS = 13, THDESC = 44, STREAMING = 54, PERF = 66 };
+enum {
+    TS = 8,
+    TRACK_EVENT = 11,
+    SEQ = 10,
+    INTERNED = 12,
+    FLAGS = 13,
+    THDESC = 44,
+    STREAMING = 54,
+    PERF = 66
+};
 
 /* InternedData: a string entry (InternedString{iid, str}) of field. */
 static void istr(pb *in, uint32_t field, uint64_t iid, const char *s)
@@ -582,6 +592,188 @@ static void test_streaming(void)
     pb_free(&t);
 }
 
+/* ---- TrackEvent callstacks ------------------------------------------------ */
+
+/* InlineCallstack.Frame{function_name, source_file (or NULL), line (> 0)}
+ * into cs (field 1). */
+static void inline_frame(pb *cs, const char *fn, const char *src, uint64_t line)
+{
+    size_t m = pb_begin(cs, 1);
+    if (fn)
+        pb_string(cs, 1, fn);
+    if (src)
+        pb_string(cs, 2, src);
+    if (line)
+        pb_varint(cs, 3, line);
+    pb_end(cs, m);
+}
+
+/* A TrackEvent of type (1 begin, 3 instant) named name, with callstack_iid
+ * cs (> 0) or the inline callstack inl (or neither), and maybe a second
+ * data field num = extra in the same packet. */
+static void te_packet(pb *t, uint32_t seq, int64_t ts, int type, const char *name, uint64_t cs,
+                      const pb *inl, uint32_t num, const pb *extra)
+{
+    pb te;
+    pb_init(&te);
+    pb_varint(&te, 9, (uint64_t)type);
+    pb_string(&te, 23, name);
+    if (cs)
+        pb_varint(&te, 56, cs);
+    if (inl)
+        pb_msg(&te, 55, inl);
+    size_t m = pb_begin(t, 1);
+    pb_varint(t, TS, (uint64_t)ts);
+    pb_varint(t, SEQ, seq);
+    pb_varint(t, FLAGS, 2);
+    pb_msg(t, TRACK_EVENT, &te);
+    if (extra)
+        pb_msg(t, num, extra);
+    pb_end(t, m);
+    pb_free(&te);
+}
+
+/* The frames a TrackEvent's callstack names are defined right before it
+ * (once), its sf is the leaf; an interned callstack names the same
+ * callsites as a sample of it, an inline one its own (no mapping). */
+static void test_track_event_callstack(void)
+{
+    pb t, inl;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    te_packet(&t, 1, 1000, 1, "alloc", 1, NULL, 0, NULL);
+    perf(&t, 1, 1100, 1, 5);
+    te_packet(&t, 1, 1200, 3, "again", 2, NULL, 0, NULL);
+    pb_init(&inl);
+    inline_frame(&inl, "main", "/src/main.cc", 10);
+    inline_frame(&inl, "parse", "/src/parse.cc", 42);
+    inline_frame(&inl, "token", NULL, 0);
+    te_packet(&t, 1, 1300, 3, "inline", 0, &inl, 0, NULL);
+    te_packet(&t, 1, 1400, 3, "inline twice", 0, &inl, 0, NULL);
+    pb_free(&inl);
+    te_packet(&t, 1, 1500, 3, "plain", 0, NULL, 0, NULL);
+
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    /* main, work, leaf; other; main, parse, token */
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 7);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 0);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_RECORD], 0);
+    /* 3 frames, then the slice */
+    CHECK(c.n > 3 && c.e[3].ev.kind == TREAD_EVENT_SLICE_BEGIN);
+    if (c.n <= 12)
+        goto out;
+    const cev *leaf = &c.e[2], *slice = &c.e[3], *sample = &c.e[4];
+    CHECK_EQ_STR(leaf->name, "leaf");
+    CHECK_EQ_STR(slice->name, "alloc");
+    CHECK_EQ_STR(slice->sf, leaf->id);
+    CHECK(sample->ev.kind == TREAD_EVENT_SAMPLE);
+    CHECK_EQ_STR(sample->sf, leaf->id);
+    /* "other" under main > work, then the instant */
+    CHECK(c.e[5].ev.kind == TREAD_EVENT_STACK_FRAME && c.e[6].ev.kind == TREAD_EVENT_INSTANT);
+    CHECK_EQ_STR(c.e[5].name, "other");
+    CHECK_EQ_STR(c.e[5].parent, c.e[1].id);
+    CHECK_EQ_STR(c.e[6].sf, c.e[5].id);
+    /* the inline callstack: root first, no mapping, its source files */
+    const cev *m = &c.e[7], *pa = &c.e[8], *tok = &c.e[9], *in1 = &c.e[10], *in2 = &c.e[11];
+    CHECK_EQ_STR(m->name, "main");
+    CHECK_EQ_STR(m->cat, "");
+    CHECK_EQ_STR(m->parent, "");
+    CHECK(strcmp(m->id, c.e[0].id) != 0); /* not libc.so's main */
+    CHECK_EQ_STR(pa->name, "parse");
+    CHECK_EQ_STR(pa->parent, m->id);
+    CHECK_EQ_STR(tok->name, "token");
+    CHECK_EQ_STR(tok->parent, pa->id);
+    tread_arg a;
+    CHECK(tread_args_find(&pa->ev.args, "source_file", 11, &a) && a.type == TREAD_ARG_STRING &&
+          a.v.s.len == 13 && !memcmp(a.v.s.ptr, "/src/parse.cc", 13));
+    CHECK(tread_args_find(&pa->ev.args, "line_number", 11, &a) && a.type == TREAD_ARG_INT &&
+          a.v.i == 42);
+    CHECK(!tread_args_find(&tok->ev.args, "source_file", 11, &a));
+    CHECK_EQ_STR(in1->name, "inline");
+    CHECK_EQ_STR(in1->sf, tok->id);
+    CHECK_EQ_STR(in2->name, "inline twice");
+    CHECK_EQ_STR(in2->sf, tok->id);
+    CHECK_EQ_STR(c.e[12].name, "plain");
+    CHECK_EQ_STR(c.e[12].sf, "");
+    /* the callstack stays in the args too (callstack_weight beside it) */
+    CHECK(tread_args_find(&slice->ev.args, "callstack_iid", 13, &a));
+out:
+    free(c.e);
+    pb_free(&t);
+}
+
+/* What a TrackEvent's callstack cannot name: an iid never interned, a
+ * frame that does not decode, a field of the wrong type; a packet that
+ * also holds a sample (their strings share one buffer). */
+static void test_track_event_callstack_bad(void)
+{
+    pb t, inl, s;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    te_packet(&t, 1, 1000, 3, "unknown iid", 9, NULL, 0, NULL);
+    pb_init(&inl);
+    inline_frame(&inl, "ok", NULL, 0);
+    pb_tag(&inl, 1, 2);
+    pb_varint_raw(&inl, 3);
+    pb_raw(&inl, "\x0a\x09x", 3); /* a frame whose name overruns it */
+    te_packet(&t, 1, 1100, 3, "bad frame", 0, &inl, 0, NULL);
+    pb_free(&inl);
+    pb_init(&s); /* a PerfSample in the same packet as a TrackEvent */
+    pb_varint(&s, 2, 100);
+    pb_varint(&s, 4, 2);
+    pb_init(&inl);
+    inline_frame(&inl, "first", NULL, 0);
+    inline_frame(&inl, "second", NULL, 0);
+    te_packet(&t, 1, 1200, 3, "shared", 0, &inl, PERF, &s);
+    pb_free(&inl);
+    pb_free(&s);
+    pb te;
+    pb_init(&te);
+    pb_varint(&te, 9, 3);
+    pb_string(&te, 23, "wrong type");
+    pb_varint(&te, 55, 1);
+    packet(&t, 1, 2, 1300, NULL, TRACK_EVENT, &te);
+    pb_free(&te);
+
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 1);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_RECORD], 1);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_FIELD], 1);
+    const cev *u = nth(&c, TREAD_EVENT_INSTANT, 0), *b = nth(&c, TREAD_EVENT_INSTANT, 1);
+    const cev *sh = nth(&c, TREAD_EVENT_INSTANT, 2), *w = nth(&c, TREAD_EVENT_INSTANT, 3);
+    CHECK(u && b && sh && w);
+    if (!u || !b || !sh || !w)
+        goto out;
+    CHECK_EQ_STR(u->sf, "");
+    /* the bad frame keeps what decoded before its error, as an interned
+     * one does: a frame without a name under "ok" */
+    const cev *ok = nth(&c, TREAD_EVENT_STACK_FRAME, 0), *nameless = nth(&c, TREAD_EVENT_STACK_FRAME, 1);
+    CHECK(ok && nameless);
+    if (ok && nameless) {
+        CHECK_EQ_STR(ok->name, "ok");
+        CHECK_EQ_STR(nameless->name, "");
+        CHECK_EQ_STR(nameless->parent, ok->id);
+        CHECK_EQ_STR(b->sf, nameless->id);
+    }
+    const cev *first = nth(&c, TREAD_EVENT_STACK_FRAME, 2), *second = nth(&c, TREAD_EVENT_STACK_FRAME, 3);
+    const cev *smp = nth(&c, TREAD_EVENT_SAMPLE, 0);
+    CHECK(first && second && smp);
+    if (first && second && smp) {
+        CHECK_EQ_STR(first->name, "first");
+        CHECK_EQ_STR(second->name, "second");
+        CHECK_EQ_STR(sh->sf, second->id);
+        CHECK_EQ_STR(smp->sf, nth(&c, TREAD_EVENT_STACK_FRAME, 6)->id); /* "other" */
+        CHECK_EQ_STR(nth(&c, TREAD_EVENT_STACK_FRAME, 4)->name, "main");
+        CHECK_EQ_STR(nth(&c, TREAD_EVENT_STACK_FRAME, 4)->cat, "/system/lib64/libc.so");
+    }
+    CHECK_EQ_STR(w->sf, "");
+out:
+    free(c.e);
+    pb_free(&t);
+}
+
 /* ---- malformed, chunks and stops ---------------------------------------- */
 
 static void test_malformed(void)
@@ -629,6 +821,15 @@ static void test_equivalence(void)
     }
     seq_start(&t, 2, 30);
     perf(&t, 2, 9000, 32, 9);
+    pb inl;
+    pb_init(&inl);
+    inline_frame(&inl, "main", "/src/main.cc", 10);
+    inline_frame(&inl, "run", NULL, 0);
+    for (int i = 0; i < 3; i++) {
+        te_packet(&t, 2, 9100 + i, 3, "te", (uint64_t)(31 + i % 2), NULL, PERF, NULL);
+        te_packet(&t, 2, 9200 + i, 1, "te inline", 0, &inl, 0, NULL);
+    }
+    pb_free(&inl);
     dump ref;
     dump_init(&ref);
     dump_parse(&ref, t.data, t.len, 0, NULL);
@@ -661,6 +862,8 @@ int main(void)
     test_node_limit();
     test_packet_frames_limit();
     test_streaming();
+    test_track_event_callstack();
+    test_track_event_callstack_bad();
     test_malformed();
     test_equivalence();
     return TEST_EXIT();
