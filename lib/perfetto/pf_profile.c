@@ -1,7 +1,8 @@
 /*
- * Perfetto CPU samples (pf_profile.h): PerfSample (66) and
- * StreamingProfilePacket (54) into SAMPLE events, their interned
- * callstacks into STACK_FRAME definitions (field numbers from
+ * Perfetto callstacks (pf_profile.h): PerfSample (66),
+ * StreamingProfilePacket (54) and StackSample (135) into SAMPLE events, a
+ * TrackEvent's callstack into its sf, and the callstacks (interned or
+ * inline) into STACK_FRAME definitions (field numbers from
  * perfetto_fields.tsv; doc/formats/perfetto.md, "CPU samples").
  *
  * A callstack (InternedData.callstacks) lists frame iids, bottom (root)
@@ -36,7 +37,9 @@ enum {
     IN_BUILD_IDS = 16,
     IN_MAPPING_PATHS = 17,
     IN_SOURCE_PATHS = 18,
-    IN_MAPPINGS = 19
+    IN_MAPPINGS = 19,
+    IN_SS_TASK_CONTEXTS = 48,
+    IN_SS_EXECUTION_CONTEXTS = 49
 };
 
 /* Pseudo-namespace of the sequence's store: a callstack iid's leaf hash
@@ -69,12 +72,12 @@ typedef struct pf_prof {
     uint64_t serial;           /* the packet the scratch and fixes are of */
     char te_sf[ID_LEN + 1];    /* the packet's TrackEvent's sf */
     int types_found;
-    const tread_perfetto_msgtype *t_perf;
+    const tread_perfetto_msgtype *t_perf, *t_stack;
     int warned_limit;          /* this packet */
     size_t packet_frames;      /* callsites this packet defined */
     uint64_t n_perf, n_perf_skipped, n_perf_records_lost, n_perf_producer;
     uint64_t n_streaming, n_frames, n_not_kept, n_truncated, n_bad;
-    uint64_t n_te_callstacks;
+    uint64_t n_te_callstacks, n_stack;
 } pf_prof;
 
 /* ---- state -------------------------------------------------------------- */
@@ -761,12 +764,16 @@ static int inline_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char
     return chain_frames(d, y, s, base, n, first, 1, leaf, &all_kept) ? -1 : 1;
 }
 
-/* A queued SAMPLE event naming callstack iid (has_cs) as its sf. */
-static pf_qitem *sample_event(pf_decoder *d, pf_prof *y, pf_seq *s, const pf_base *base,
-                              int has_cs, uint64_t cs)
+/* A queued SAMPLE event naming callstack iid (has_cs) as its sf, or the
+ * inline callstack inl (has_cs 2). */
+static pf_qitem *sample_event_of(pf_decoder *d, pf_prof *y, pf_seq *s, const pf_base *base,
+                                 int has_cs, uint64_t cs, const unsigned char *inl,
+                                 size_t inl_len)
 {
     uint64_t leaf = 0;
-    int lr = has_cs ? callstack_leaf(d, y, s, cs, base, &leaf) : 0;
+    int lr = has_cs == 2 ? inline_leaf(d, y, s, inl, inl_len, base, &leaf)
+             : has_cs    ? callstack_leaf(d, y, s, cs, base, &leaf)
+                         : 0;
     if (lr < 0)
         return NULL;
     pf_qitem *q = pf_queue_event(d, base);
@@ -779,6 +786,21 @@ static pf_qitem *sample_event(pf_decoder *d, pf_prof *y, pf_seq *s, const pf_bas
                add_fix(d, y, (size_t)(q - d->q), FIX_SF, at, ID_LEN, base->offset)))
         return NULL;
     return q;
+}
+
+static pf_qitem *sample_event(pf_decoder *d, pf_prof *y, pf_seq *s, const pf_base *base,
+                              int has_cs, uint64_t cs)
+{
+    return sample_event_of(d, y, s, base, has_cs, cs, NULL, 0);
+}
+
+static void find_types(pf_prof *y)
+{
+    if (!y->types_found) {
+        y->types_found = 1;
+        y->t_perf = tread_perfetto_msgtype_find("perfetto.protos.PerfSample");
+        y->t_stack = tread_perfetto_msgtype_find("perfetto.protos.StackSample");
+    }
 }
 
 /* ---- PerfSample ----------------------------------------------------------- */
@@ -853,12 +875,147 @@ static int perf_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char
         ev->value_int = (int64_t)count;
         ev->value = (double)count;
     }
-    if (!y->types_found) {
-        y->types_found = 1;
-        y->t_perf = tread_perfetto_msgtype_find("perfetto.protos.PerfSample");
-    }
+    find_types(y);
     if (y->t_perf)
         ev->args = tread_perfetto_args(y->t_perf, m, len);
+    return 0;
+}
+
+/* ---- StackSample ---------------------------------------------------------- */
+
+/* A context of a StackSample: inline (the message m) or interned (iid in
+ * InternedData field table): the message, or NULL (an iid never
+ * interned: warned). */
+static const unsigned char *sample_context(pf_decoder *d, pf_seq *s, int interned, uint64_t iid,
+                                           uint32_t table, const unsigned char *m, size_t *len,
+                                           uint64_t off, const char *what)
+{
+    if (!interned)
+        return m;
+    const pf_entry *e = pf_seq_find(s, table, iid);
+    if (!e || !e->msg) {
+        miss(d, off, what, iid);
+        return NULL;
+    }
+    *len = e->len;
+    return e->msg;
+}
+
+/* StackSample (stack_sample.proto; as trace_processor's StackSampleModule
+ * reads it): the thread from its task context (pid, tid), the cpu from
+ * its execution context, the callstack inline or interned, the primary
+ * weight as the value; everything else in the args. */
+static int stack_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char *m, size_t len,
+                        const pf_base *base)
+{
+    uint64_t off = base->offset;
+    pf_reader r;
+    pf_field f;
+    int rc;
+    const unsigned char *task = NULL, *exec = NULL, *inl = NULL;
+    size_t task_len = 0, exec_len = 0, inl_len = 0;
+    int task_iid = 0, exec_iid = 0, has_cs = 0, has_weight = 0;
+    uint64_t task_v = 0, exec_v = 0, cs = 0, weight = 0;
+    pf_reader_init(&r, m, len);
+    while ((rc = pf_next(&r, &f)) == PF_OK) {
+        /* (each oneof: the last of its fields wins) */
+        switch (f.num) {
+        case 1:
+            if (f.wire == PF_WIRE_LEN)
+                task = f.data, task_len = f.len, task_iid = 0;
+            break;
+        case 2:
+            if (f.wire == PF_WIRE_VARINT)
+                task = NULL, task_iid = 1, task_v = f.v;
+            break;
+        case 3:
+            if (f.wire == PF_WIRE_LEN)
+                exec = f.data, exec_len = f.len, exec_iid = 0;
+            break;
+        case 4:
+            if (f.wire == PF_WIRE_VARINT)
+                exec = NULL, exec_iid = 1, exec_v = f.v;
+            break;
+        case 5:
+            if (f.wire == PF_WIRE_LEN)
+                has_cs = 2, inl = f.data, inl_len = f.len;
+            break;
+        case 6:
+            if (f.wire == PF_WIRE_VARINT)
+                has_cs = 1, cs = f.v;
+            break;
+        case 11:
+            if (f.wire == PF_WIRE_VARINT)
+                has_weight = 1, weight = f.v;
+            break;
+        }
+    }
+    if (rc == PF_BAD) {
+        bad(d, y, off, "stack_sample");
+        return 0;
+    }
+    /* the contexts, before the frames are queued (a miss warns once) */
+    int64_t pid = 0, tid = 0, cpu = 0;
+    int has_pid = 0, has_tid = 0, has_cpu = 0, unresolved = 0;
+    if (task || task_iid) {
+        size_t n = task_len;
+        const unsigned char *t = sample_context(d, s, task_iid, task_v, IN_SS_TASK_CONTEXTS, task,
+                                                &n, off, "stack sample task context");
+        unresolved = !t;
+        if (t) {
+            pf_reader_init(&r, t, n);
+            while ((rc = pf_next(&r, &f)) == PF_OK) {
+                if (f.wire != PF_WIRE_VARINT)
+                    continue;
+                if (f.num == 2)
+                    has_pid = 1, pid = (int64_t)(uint32_t)f.v;
+                else if (f.num == 3)
+                    has_tid = 1, tid = (int64_t)(uint32_t)f.v;
+            }
+            if (rc == PF_BAD)
+                bad(d, y, off, "stack sample task context");
+        }
+    }
+    if (exec || exec_iid) {
+        size_t n = exec_len;
+        const unsigned char *x = sample_context(d, s, exec_iid, exec_v, IN_SS_EXECUTION_CONTEXTS,
+                                                exec, &n, off, "stack sample execution context");
+        if (x) {
+            pf_reader_init(&r, x, n);
+            while ((rc = pf_next(&r, &f)) == PF_OK)
+                if (f.num == 2 && f.wire == PF_WIRE_VARINT)
+                    has_cpu = 1, cpu = (int64_t)(uint32_t)f.v;
+            if (rc == PF_BAD)
+                bad(d, y, off, "stack sample execution context");
+        }
+    }
+    pf_qitem *q = sample_event_of(d, y, s, base, has_cs, cs, inl, inl_len);
+    if (!q)
+        return -1;
+    y->n_stack++;
+    tread_event *ev = &q->ev;
+    if (has_pid) {
+        ev->flags |= TREAD_HAS_PID;
+        ev->pid = ev->tid = pid;
+    }
+    if (has_tid) {
+        ev->flags |= TREAD_HAS_TID;
+        ev->tid = tid;
+    }
+    if (unresolved)
+        ev->flags |= TREAD_THREAD_UNRESOLVED;
+    if (has_cpu) {
+        ev->flags |= TREAD_HAS_CPU;
+        ev->cpu = cpu;
+    }
+    if (has_weight) {
+        ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
+        ev->value_int = (int64_t)weight;
+        ev->value = (double)weight;
+    }
+    find_types(y);
+    if (y->t_stack)
+        ev->args = tread_perfetto_args(y->t_stack, m, len);
     return 0;
 }
 
@@ -979,8 +1136,11 @@ int pf_profile_packet(pf_decoder *d, pf_seq *s, uint32_t num, const unsigned cha
     pf_prof *y = prof_packet(d, base->offset);
     if (!y)
         return -1;
-    return num == PF_PKT_PERF_SAMPLE ? perf_sample(d, y, s, m, len, base)
-                                     : streaming_profile(d, y, s, m, len, base);
+    switch (num) {
+    case PF_PKT_PERF_SAMPLE: return perf_sample(d, y, s, m, len, base);
+    case PF_PKT_STACK_SAMPLE: return stack_sample(d, y, s, m, len, base);
+    default: return streaming_profile(d, y, s, m, len, base);
+    }
 }
 
 int pf_profile_track_event(pf_decoder *d, pf_seq *s, int is_inline, const unsigned char *m,
@@ -1022,6 +1182,7 @@ size_t pf_profile_counters(const pf_decoder *d, tread_counter *out, size_t max, 
     n = tread__counter_put(out, max, n, "perf_kernel_records_lost", y->n_perf_records_lost);
     n = tread__counter_put(out, max, n, "perf_producer_events", y->n_perf_producer);
     n = tread__counter_put(out, max, n, "streaming_profile_samples", y->n_streaming);
+    n = tread__counter_put(out, max, n, "stack_samples", y->n_stack);
     n = tread__counter_put(out, max, n, "track_event_callstacks", y->n_te_callstacks);
     n = tread__counter_put(out, max, n, "stack_frames_defined", y->n_frames);
     n = tread__counter_put(out, max, n, "stack_frames_not_kept", y->n_not_kept);

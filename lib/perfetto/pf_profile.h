@@ -1,7 +1,8 @@
 /*
  * Perfetto callstacks into the event model (pf_profile.c): PerfSample
- * (traced_perf), StreamingProfilePacket (Chrome's sampling profiler) and
- * a TrackEvent's own callstack (inline or interned). Each sample is a
+ * (traced_perf), StreamingProfilePacket (Chrome's sampling profiler),
+ * StackSample (the generic sampling packet) and a TrackEvent's own
+ * callstack (inline or interned). Each sample is a
  * TREAD_EVENT_SAMPLE, and a TrackEvent's event, whose sf names the
  * leaf of its callstack; the callstack's frames are TREAD_EVENT_STACK_FRAME
  * definitions, given the first time the parser meets each (the same model
@@ -18,11 +19,11 @@
 #include "perfetto/pf_context.h"
 #include "perfetto/pf_seq.h"
 
-/* TracePacket fields read here. (StackSample, 135, is not: raw hook and
- * walk only.) */
+/* TracePacket fields read here. */
 enum {
     PF_PKT_STREAMING_PROFILE = 54,
-    PF_PKT_PERF_SAMPLE = 66
+    PF_PKT_PERF_SAMPLE = 66,
+    PF_PKT_STACK_SAMPLE = 135
 };
 
 /* Frames of one callstack read: a deeper one keeps its leaf-most frames
@@ -34,7 +35,8 @@ enum {
 
 static inline int pf_profile_wants(uint32_t num)
 {
-    return num == PF_PKT_STREAMING_PROFILE || num == PF_PKT_PERF_SAMPLE;
+    return num == PF_PKT_STREAMING_PROFILE || num == PF_PKT_PERF_SAMPLE ||
+           num == PF_PKT_STACK_SAMPLE;
 }
 
 /* The events of one such field (num, its message bytes) of a packet on

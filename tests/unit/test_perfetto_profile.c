@@ -126,7 +126,8 @@ enum {
     FLAGS = 13,
     THDESC = 44,
     STREAMING = 54,
-    PERF = 66
+    PERF = 66,
+    STACK_SAMPLE = 135
 };
 
 /* InternedData: a string entry (InternedString{iid, str}) of field. */
@@ -774,6 +775,107 @@ out:
     pb_free(&t);
 }
 
+/* ---- StackSample ------------------------------------------------------------ */
+
+/* StackSample's contexts, inline and interned (InternedData 48, 49), its
+ * callstack interned or inline, its primary weight. */
+static void test_stack_sample(void)
+{
+    pb t, in, x, ctx, inl;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    pb_init(&in); /* task context 5: pid 200, tid 201; execution context 6: cpu 4 */
+    size_t m = pb_begin(&in, 48);
+    pb_varint(&in, 1, 5);
+    pb_varint(&in, 2, 200);
+    pb_varint(&in, 3, 201);
+    pb_end(&in, m);
+    m = pb_begin(&in, 49);
+    pb_varint(&in, 1, 6);
+    pb_varint(&in, 2, 4);
+    pb_varint(&in, 3, 2);
+    pb_end(&in, m);
+    packet(&t, 1, 2, -1, &in, 0, NULL);
+    pb_free(&in);
+    /* inline contexts, interned callstack, a weight */
+    pb_init(&x);
+    pb_init(&ctx);
+    pb_varint(&ctx, 2, 100);
+    pb_varint(&ctx, 3, 101);
+    pb_msg(&x, 1, &ctx);
+    pb_free(&ctx);
+    pb_init(&ctx);
+    pb_varint(&ctx, 2, 3);
+    pb_msg(&x, 3, &ctx);
+    pb_free(&ctx);
+    pb_varint(&x, 6, 1);
+    pb_varint(&x, 11, 7);
+    packet(&t, 1, 2, 1000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    /* interned contexts, an inline callstack */
+    pb_init(&x);
+    pb_varint(&x, 2, 5);
+    pb_varint(&x, 4, 6);
+    pb_init(&inl);
+    inline_frame(&inl, "root", NULL, 0);
+    inline_frame(&inl, "leafy", "/x.c", 3);
+    pb_msg(&x, 5, &inl);
+    pb_free(&inl);
+    packet(&t, 1, 2, 2000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    /* a task context never interned, no callstack, no weight */
+    pb_init(&x);
+    pb_varint(&x, 2, 99);
+    packet(&t, 1, 2, 3000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    /* a tid without a pid; a message that does not decode */
+    pb_init(&x);
+    pb_init(&ctx);
+    pb_varint(&ctx, 3, 55);
+    pb_msg(&x, 1, &ctx);
+    pb_free(&ctx);
+    packet(&t, 1, 2, 4000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    pb_init(&x);
+    pb_raw(&x, "\xff\xff\xff", 3);
+    packet(&t, 1, 2, 5000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 4);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_STACK_FRAME), 5);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_UNRESOLVED_REF], 1);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_RECORD], 1);
+    const cev *a = nth(&c, TREAD_EVENT_SAMPLE, 0), *b = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    const cev *u = nth(&c, TREAD_EVENT_SAMPLE, 2), *v = nth(&c, TREAD_EVENT_SAMPLE, 3);
+    CHECK(a && b && u && v);
+    if (!a || !b || !u || !v)
+        goto out;
+    CHECK_EQ_STR(a->sf, nth(&c, TREAD_EVENT_STACK_FRAME, 2)->id);
+    CHECK_EQ_STR(nth(&c, TREAD_EVENT_STACK_FRAME, 2)->name, "leaf");
+    CHECK(a->ev.ts == 1000 && (a->ev.flags & TREAD_HAS_TS));
+    CHECK(a->ev.pid == 100 && a->ev.tid == 101 && (a->ev.flags & TREAD_HAS_PID) &&
+          (a->ev.flags & TREAD_HAS_TID));
+    CHECK(a->ev.cpu == 3 && (a->ev.flags & TREAD_HAS_CPU));
+    CHECK(a->ev.value_int == 7 && (a->ev.flags & TREAD_VALUE_IS_INT));
+    tread_arg g;
+    CHECK(tread_args_find(&a->ev.args, "primary_weight", 14, &g) && g.v.i == 7);
+    const cev *leafy = nth(&c, TREAD_EVENT_STACK_FRAME, 4);
+    CHECK_EQ_STR(leafy->name, "leafy");
+    CHECK_EQ_STR(leafy->parent, nth(&c, TREAD_EVENT_STACK_FRAME, 3)->id);
+    CHECK_EQ_STR(b->sf, leafy->id);
+    CHECK(b->ev.pid == 200 && b->ev.tid == 201 && b->ev.cpu == 4 && (b->ev.flags & TREAD_HAS_CPU));
+    CHECK(!(b->ev.flags & TREAD_HAS_VALUE));
+    CHECK(u->ev.ts == 3000 && (u->ev.flags & TREAD_THREAD_UNRESOLVED) &&
+          !(u->ev.flags & TREAD_HAS_PID));
+    CHECK_EQ_STR(u->sf, "");
+    CHECK(v->ev.tid == 55 && (v->ev.flags & TREAD_HAS_TID) && !(v->ev.flags & TREAD_HAS_PID));
+out:
+    free(c.e);
+    pb_free(&t);
+}
+
 /* ---- malformed, chunks and stops ---------------------------------------- */
 
 static void test_malformed(void)
@@ -828,6 +930,13 @@ static void test_equivalence(void)
     for (int i = 0; i < 3; i++) {
         te_packet(&t, 2, 9100 + i, 3, "te", (uint64_t)(31 + i % 2), NULL, PERF, NULL);
         te_packet(&t, 2, 9200 + i, 1, "te inline", 0, &inl, 0, NULL);
+        pb ss;
+        pb_init(&ss);
+        pb_varint(&ss, 6, (uint64_t)(31 + i % 2));
+        pb_msg(&ss, 5, &inl); /* (the inline one wins) */
+        pb_varint(&ss, 11, (uint64_t)i);
+        packet(&t, 2, 2, 9300 + i, NULL, STACK_SAMPLE, &ss);
+        pb_free(&ss);
     }
     pb_free(&inl);
     dump ref;
@@ -864,6 +973,7 @@ int main(void)
     test_streaming();
     test_track_event_callstack();
     test_track_event_callstack_bad();
+    test_stack_sample();
     test_malformed();
     test_equivalence();
     return TEST_EXIT();
