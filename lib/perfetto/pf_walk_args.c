@@ -127,7 +127,11 @@ static int close_one(tread_args_iter *it, tread_arg *out)
 static int bad(tread_args_iter *it, tread_arg *out)
 {
     it->failed = 1;
-    it->p = it->end = NULL;
+    /* not NULL: tread_args_next ends an iterator whose p is NULL, and the
+     * containers still open have their *_END to give (fuzz_perfetto: a
+     * StackSample's inline frame that does not decode, two levels in) */
+    if (it->p)
+        it->p = it->end;
     if (!out)
         return 0;
     memset(out, 0, sizeof *out);

@@ -473,6 +473,20 @@ static void test_args(void)
     args_log(&a, s, sizeof s);
     CHECK_EQ_STR(s, "0:int timestamp=1;0:dict_begin track_event;0:dict_end ;FAILED");
     pb_free(&p);
+    /* two levels open: both closed (fuzz_perfetto found the outer one
+     * left open: the iterator ended once the data was gone) */
+    pb_init(&p);
+    te = pb_begin(&p, 11);
+    size_t da = pb_begin(&p, 4);
+    pb_tag(&p, 10, 2);
+    pb_varint_raw(&p, 9);
+    pb_end(&p, da);
+    pb_end(&p, te);
+    a = tread_perfetto_args(t, p.data, p.len);
+    args_log(&a, s, sizeof s);
+    CHECK_EQ_STR(s, "0:dict_begin track_event;1:dict_begin debug_annotations;1:dict_end ;"
+                    "0:dict_end ;FAILED");
+    pb_free(&p);
 
     /* no type: fails at once */
     a = tread_perfetto_args(NULL, "x", 1);
