@@ -85,7 +85,35 @@ def names_of(ev, names):
             names[("t", pid, tid)] = ev["meta_str"]
 
 
-def keep(direction, ev, side):
+STACK_MAX_DEPTH = 1024  # CVP_STACK_MAX_DEPTH, the reader's PF_PROF_MAX_DEPTH
+
+
+def mapping_cat(c):
+    """A frame's category as a Perfetto mapping path reads back: "/"
+    before it (one leading "/" is the writer's), a leading "//" made "/"."""
+    if c is None:
+        return None
+    c = "/" + (c[1:] if c.startswith("/") else c)
+    return c[1:] if c.startswith("//") else c
+
+
+def stack_of(sf, frames, side):
+    """The frames an sf names, leaf first, as the definitions met so far
+    give them (the writer's rule: parents while they are defined, at most
+    STACK_MAX_DEPTH): [name, category] each; None when sf names none."""
+    if not sf or sf not in frames:
+        return None
+    out = []
+    while sf in frames and len(out) < STACK_MAX_DEPTH:
+        name, cat, parent = frames[sf]
+        out.append([name, mapping_cat(cat) if side == "orig" else cat])
+        if not parent:
+            break
+        sf = parent
+    return out
+
+
+def keep(direction, ev, side, frames=None):
     """The event as the direction carries it, or None when it is dropped."""
     kind = ev["kind"]
     meta = ev.get("meta")
@@ -133,8 +161,13 @@ def keep(direction, ev, side):
         for k in ("dur_ns", "tts_ns", "tdur_ns"):
             if k in e:
                 e[k] = us_round(e[k])
-        for k in ("cname", "sf", "esf", "stack", "estack", "parent"):
+        for k in ("cname", "esf", "stack", "estack", "parent"):
             e.pop(k, None)
+        # an sf is written as the callstack of the frames defined before
+        # its event, read back under other ids: compared by content
+        stack = stack_of(e.pop("sf", None), frames or {}, side)
+        if stack is not None:
+            e["sf"] = stack
         if not isinstance(e["id"], int):
             e["id"] = None
             e.pop("id2", None)
@@ -149,6 +182,9 @@ def keep(direction, ev, side):
         if e.get("ts_ns") is not None and e["ts_ns"] < 0:
             e["ts_ns"] = None
         e["args"] = args_pf(e.get("args")) or {}
+        if isinstance(e["args"], dict):
+            # an iid means nothing across files, and the writer adds its own
+            e["args"].pop("callstack_iid", None)
         if kind == "counter":
             if side == "orig":
                 series = counter_track_name(e.get("name"), e.get("series"))
@@ -170,14 +206,16 @@ MAX_EVENTS = 4000
 
 
 def load(path, direction, side):
-    events, names = [], {}
+    events, names, frames = [], {}, {}
     with open(path, encoding="utf-8", errors="replace") as f:
         for line in f:
             if len(events) >= MAX_EVENTS:
                 break
             ev = json.loads(line)
             names_of(ev, names)
-            e = keep(direction, ev, side)
+            if ev["kind"] == "stack_frame" and ev.get("id") is not None:
+                frames[ev["id"]] = (ev.get("name"), ev.get("cat"), ev.get("parent"))
+            e = keep(direction, ev, side, frames)
             if e is not None:
                 events.append(json.dumps(e, sort_keys=True))
     return events, names

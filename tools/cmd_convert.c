@@ -373,6 +373,10 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         fprintf(stderr, "tread: warning: %llu stack frame references are not in the "
                 "piece that uses them (the frame is defined after that piece, or "
                 "nowhere)\n", (unsigned long long)frame_table_unresolved(sink.frames));
+    if (sink.sf_missing && !output_failed)
+        fprintf(stderr, "tread: warning: %llu events name a stack frame (sf) no "
+                "definition before them gives: written without their stack\n",
+                (unsigned long long)sink.sf_missing);
     /* (a container split as text writes through both) */
     uint64_t oversized = (sink.sp ? split_pieces_oversized(sink.sp) : 0) +
                          (r.sp ? split_pieces_oversized(r.sp) : 0);

@@ -31,7 +31,7 @@ enum {
     TE_TYPE = 9, TE_NAME_IID = 10, TE_TRACK_UUID = 11,
     TE_THREAD_TIME_ABS_US = 17, TE_TI_ABS = 20, TE_CATEGORIES = 22,
     TE_NAME = 23, TE_COUNTER_VALUE = 30, TE_DOUBLE_COUNTER_VALUE = 44,
-    TE_FLOW_IDS = 47, TE_TERMINATING_FLOW_IDS = 48
+    TE_FLOW_IDS = 47, TE_TERMINATING_FLOW_IDS = 48, TE_CALLSTACK_IID = 56
 };
 enum { TYPE_SLICE_BEGIN = 1, TYPE_SLICE_END = 2, TYPE_INSTANT = 3, TYPE_COUNTER = 4 };
 /* TrackEvent.LegacyEvent */
@@ -690,6 +690,29 @@ static uint32_t intern_str(cvp_intern *t, tread_str s,
     return intern(t, s.ptr ? s.ptr : "", s.len, is_new);
 }
 
+int convert_perfetto_frame(convert_perfetto *w, const tread_event *ev)
+{
+    if (!w->stacks && !(w->stacks = cvp_stacks_new((size_t)w->max_frame_bytes)))
+        goto nomem;
+    int rc = cvp_stacks_define(w->stacks, ev);
+    if (rc >= 0)
+        return rc;
+nomem:
+    snprintf(w->error, sizeof w->error, "out of memory");
+    return -1;
+}
+
+/* Starts the sequence's interned state over (a table is full). */
+static void intern_restart(convert_perfetto *w)
+{
+    intern_reset(w->names);
+    intern_reset(w->cats);
+    if (w->stacks)
+        cvp_stacks_reset(w->stacks);
+    w->need_clear = 1;
+    w->intern_resets++;
+}
+
 int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
 {
     uint32_t f = ev->flags;
@@ -714,15 +737,23 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
     if ((f & TREAD_HAS_PID) && restate_names(w, ev) != 0)
         return -1;
 
+    /* the stack the event names (its sf), held when it came */
+    size_t chain = 0;
+    w->last_sf_missing = 0;
+    if (ev->sf.ptr && ev->sf.len) {
+        chain = w->stacks ? cvp_stacks_resolve(w->stacks, ev->sf) : 0;
+        w->last_sf_missing = chain == 0;
+    }
+
     /* interning: start over when a table is full */
     size_t nlen = ev->name.ptr ? ev->name.len : 0, clen = ev->cat.ptr ? ev->cat.len : 0;
     if (!intern_has_room(w->names, w->max_interned, nlen) ||
-        !intern_has_room(w->cats, w->max_interned, clen)) {
-        intern_reset(w->names);
-        intern_reset(w->cats);
-        w->need_clear = 1;
-        w->intern_resets++;
-    }
+        !intern_has_room(w->cats, w->max_interned, clen) ||
+        (chain && cvp_stacks_interned(w->stacks) + cvp_stacks_new_entries(w->stacks) >
+                      w->max_interned))
+        intern_restart(w);
+    pb_clear(&w->idata);
+    uint64_t cs_iid = chain ? cvp_stacks_write(w->stacks, &w->idata) : 0;
     int name_new = 0, cat_new = 0;
     uint32_t name_iid = 0, cat_iid = 0;
     if (ev->name.ptr)
@@ -745,7 +776,7 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
     pb_uint(b, TP_SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE |
                                   (w->need_clear ? SEQ_INCREMENTAL_STATE_CLEARED : 0));
     w->need_clear = 0;
-    if (name_new || cat_new) {
+    if (name_new || cat_new || w->idata.len) {
         size_t m = pb_begin(b, TP_INTERNED_DATA);
         if (cat_new) {
             size_t e = pb_begin(b, ID_EVENT_CATEGORIES);
@@ -759,6 +790,9 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
             pb_bytes(b, IS_NAME, ev->name.ptr, ev->name.len);
             pb_end(b, e);
         }
+        pb_raw(b, w->idata.data, w->idata.len);
+        if (w->idata.failed)
+            b->failed = 1;
         pb_end(b, m);
     }
 
@@ -809,6 +843,8 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
         pb_fixed64(b, TE_FLOW_IDS, ev->flow_ids.v[i]);
     for (size_t i = 0; i < ev->terminating_flow_ids.n; i++)
         pb_fixed64(b, TE_TERMINATING_FLOW_IDS, ev->terminating_flow_ids.v[i]);
+    if (cs_iid)
+        pb_uint(b, TE_CALLSTACK_IID, cs_iid);
 
     /* the legacy event: phase and the Chrome fields TrackEvent lacks */
     size_t le = pb_begin(b, TE_LEGACY_EVENT);
@@ -866,6 +902,8 @@ int convert_perfetto_restart(convert_perfetto *w)
 {
     intern_reset(w->names);
     intern_reset(w->cats);
+    if (w->stacks)
+        cvp_stacks_reset(w->stacks);
     w->need_clear = 1;
     w->epoch++;
     return 0;
@@ -878,6 +916,7 @@ int convert_perfetto_init(convert_perfetto *w, uint64_t max_interned,
     pb_init(&w->out);
     pb_init(&w->pkt);
     pb_init(&w->tmp);
+    pb_init(&w->idata);
     w->max_interned = max_interned;
     w->need_clear = 1;
     w->epoch = 1;
@@ -896,6 +935,9 @@ void convert_perfetto_free(convert_perfetto *w)
     intern_free(w->names);
     intern_free(w->cats);
     tracks_free(w->tracks);
+    cvp_stacks_free(w->stacks);
+    w->stacks = NULL;
+    pb_free(&w->idata);
     pb_free(&w->out);
     pb_free(&w->pkt);
     pb_free(&w->tmp);

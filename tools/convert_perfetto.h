@@ -14,6 +14,7 @@
 #include <tread.h>
 
 #include "pb_encode.h"
+#include "convert_pf_stacks.h"
 
 /* Strings interned per table (names, categories) before the sequence's
  * incremental state is cleared and interning starts over. */
@@ -30,8 +31,12 @@ typedef struct convert_perfetto {
     pb_buf out;               /* framed packets, ready to write */
     pb_buf pkt;               /* the packet being built */
     pb_buf tmp;               /* a descriptor being built */
+    pb_buf idata;             /* an event's callstack entries */
     cvp_intern *names, *cats;
     cvp_tracks *tracks;
+    cvp_stacks *stacks;       /* stack frame definitions (at the first) */
+    uint64_t max_frame_bytes; /* their limit (0: the default) */
+    int last_sf_missing;      /* the last event's sf named no definition */
     uint64_t max_interned;
     int need_clear;           /* next event packet clears the state */
     uint32_t epoch;           /* the current trace (split piece), from 1:
@@ -49,6 +54,11 @@ void convert_perfetto_free(convert_perfetto *w);
 
 /* 1 if the event becomes packets (else doc/convert.md says why not). */
 int convert_perfetto_wanted(const tread_event *ev);
+
+/* A STACK_FRAME definition, held for the callstacks of the events that
+ * name it (it makes no packet): 0 held, 1 not held (over
+ * max_frame_bytes), -1 out of memory (w->error set). */
+int convert_perfetto_frame(convert_perfetto *w, const tread_event *ev);
 
 /* Appends the packets of one event to w->out (the caller writes and
  * clears it). Returns 0, or -1 with w->error set (out of memory, too many

@@ -349,6 +349,16 @@ static int json_event(convert_sink *s, const tread_event *ev)
 
 static int perfetto_event(convert_sink *s, const tread_event *ev)
 {
+    if (ev->kind == TREAD_EVENT_STACK_FRAME) {
+        /* held for the callstacks of the events that name it */
+        s->cp.max_frame_bytes = s->max_frame_bytes;
+        int rc = convert_perfetto_frame(&s->cp, ev);
+        if (rc < 0)
+            return fail_msg(s, s->cp.error);
+        if (rc == 1)
+            lose(s, CONVERT_LOSS_FRAME_LIMIT, ev);
+        return 0;
+    }
     if (!convert_perfetto_wanted(ev)) {
         lose(s, perfetto_loss(ev), ev);
         return 0;
@@ -373,6 +383,7 @@ static int perfetto_event(convert_sink *s, const tread_event *ev)
         return -1;
     pb_clear(&s->cp.out);
     s->records++;
+    s->sf_missing += s->cp.last_sf_missing;
     if (s->prefix) {
         s->piece_records++;
         if (s->piece_records == 1)

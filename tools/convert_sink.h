@@ -43,7 +43,7 @@ typedef enum convert_loss {
     CONVERT_LOSS_METADATA,         /* metadata other than names (Perfetto) */
     CONVERT_LOSS_NO_VALUE,         /* a counter without a value (Perfetto) */
     CONVERT_LOSS_DUPLICATE,        /* metadata repeating the value in force */
-    CONVERT_LOSS_FRAME_LIMIT,      /* stack frames beyond --max-frame-bytes (JSON) */
+    CONVERT_LOSS_FRAME_LIMIT,      /* stack frames beyond --max-frame-bytes */
     CONVERT_LOSS_COUNT_
 } convert_loss;
 
@@ -90,6 +90,8 @@ typedef struct convert_sink {
     out_buf *stage;
 
     uint64_t records;          /* input events written */
+    uint64_t sf_missing;       /* Perfetto: events whose sf named no frame
+                                  defined before them */
     uint64_t repeated;         /* metadata records repeated in a piece */
     uint64_t lost[CONVERT_LOSS_COUNT_][TREAD_EVENT_KIND_COUNT_];
     uint64_t lost_total;

@@ -74,4 +74,59 @@ check "and says the state was cleared" grep -q 'interning table filled up' "$tmp
 "$TREAD" cat -q "$tmp/i.pftrace" | python3 -c "import sys,json; print(sorted((e['name'] or '', e['ts_ns'] or 0) for e in map(json.loads, sys.stdin) if e['kind'] != 'metadata'))" > "$tmp/b"
 check "the same names and times through the cleared states" cmp -s "$tmp/a" "$tmp/b"
 
+# stack frames: an event's sf becomes the TrackEvent's interned callstack,
+# read back under the reader's ids with the same names (leaf first here)
+# and categories as mapping paths; an sf defined nowhere is counted; every
+# state clear and split piece interns again
+cat > "$tmp/sf.json" <<'JSON'
+{"stackFrames":{"1":{"name":"main","category":"libc.so"},
+ "2":{"name":"run","category":"/usr/lib/app","parent":"1"},
+ "3":{"name":"leaf","category":"libc.so","parent":"2"}},
+"traceEvents":[
+{"ph":"B","name":"work","pid":1,"tid":2,"ts":1,"sf":"3"},
+{"ph":"E","pid":1,"tid":2,"ts":5},
+{"ph":"P","name":"sample","pid":1,"tid":2,"ts":6,"sf":"2"},
+{"ph":"i","name":"nowhere","pid":1,"tid":2,"ts":7,"sf":"99"},
+{"ph":"X","name":"again","pid":1,"tid":2,"ts":8,"dur":1,"sf":"3"},
+{"ph":"i","name":"n1","pid":1,"tid":2,"ts":9,"sf":"3"},
+{"ph":"i","name":"n2","pid":1,"tid":2,"ts":10,"sf":"1"}
+]}
+JSON
+stacks() {
+    python3 -c "
+import json, sys
+fr = {}
+for e in map(json.loads, sys.stdin):
+    if e['kind'] == 'stack_frame':
+        fr[e['id']] = e
+    elif e['kind'] != 'metadata':
+        s, chain = e.get('sf'), []
+        while s in fr:
+            chain.append('%s@%s' % (fr[s]['name'], fr[s]['cat']))
+            s = fr[s].get('parent')
+        print(e['name'], '<'.join(chain))
+"
+}
+printf '%s\n' 'work leaf@/libc.so<run@/usr/lib/app<main@/libc.so' 'None ' \
+    'sample run@/usr/lib/app<main@/libc.so' 'nowhere ' \
+    'again leaf@/libc.so<run@/usr/lib/app<main@/libc.so' \
+    'n1 leaf@/libc.so<run@/usr/lib/app<main@/libc.so' 'n2 main@/libc.so' > "$tmp/want"
+"$TREAD" convert --to perfetto "$tmp/sf.json" "$tmp/sf.pftrace" 2> "$tmp/err"
+check "a trace with stack frames converts" [ $? -eq 0 ]
+check "an sf defined nowhere is counted" grep -q '1 events name a stack frame (sf) no definition' "$tmp/err"
+check "stack frame definitions are no loss" sh -c '! grep -q "left out" "$1"' _ "$tmp/err"
+"$TREAD" cat -q "$tmp/sf.pftrace" | stacks > "$tmp/got"
+check "each event's stack reads back, by name and mapping" cmp -s "$tmp/want" "$tmp/got"
+check "one interned callstack per leaf" \
+    [ "$("$TREAD" cat --packets "$tmp/sf.pftrace" | grep -o '"callstacks"' | wc -l)" -eq 3 ]
+"$TREAD" convert -q --max-interned 2 --to perfetto "$tmp/sf.json" "$tmp/sf2.pftrace"
+"$TREAD" cat -q "$tmp/sf2.pftrace" | stacks > "$tmp/got"
+check "the stacks through cleared states (--max-interned 2)" cmp -s "$tmp/want" "$tmp/got"
+"$TREAD" split -q --to perfetto --max-bytes 300 "$tmp/sf.json" "$tmp/sfp" > "$tmp/pieces"
+check "split to Perfetto pieces" [ "$(wc -l < "$tmp/pieces")" -gt 1 ]
+for f in $(cat "$tmp/pieces"); do "$TREAD" cat -q "$f"; done | stacks > "$tmp/got"
+check "each piece carries the stacks its events name" cmp -s "$tmp/want" "$tmp/got"
+"$TREAD" convert -q --max-frame-bytes 1 --to perfetto "$tmp/sf.json" "$tmp/sf3.pftrace" 2> "$tmp/err"
+check "frames over --max-frame-bytes are a counted loss" grep -q 'left out 3 stack_frame events' "$tmp/err"
+
 [ "$failures" -eq 0 ]
