@@ -235,6 +235,14 @@ def check_convert(name, to, orig_cat, conv_cat, err):
     for k in sorted(set(want) | set(c)):
         if k == "metadata" and to == "perfetto":
             continue  # descriptors are made for pids and tids, names merged
+        if k == "stack_frame" and to == "perfetto":
+            # frames are written in the callstacks that use them (the
+            # unused counted); the reader names them by content, so two
+            # definitions of one callsite read back as one
+            if c.get(k, 0) > want.get(k, 0) or (c.get(k, 0) == 0) != (want.get(k, 0) == 0):
+                fails.append("stack_frame: input - lost = %d, the conversion holds %d"
+                             % (want.get(k, 0), c.get(k, 0)))
+            continue
         if want.get(k, 0) != c.get(k, 0):
             fails.append("%s: input %d - lost %d = %d, the conversion holds %d"
                          % (k, sum(n for kk, n in o.items() if kk == k or

@@ -23,6 +23,7 @@ typedef struct cvp_frame {
     const char *id, *name, *cat, *src, *parent;
     size_t id_len, name_len, cat_len, src_len, parent_len;
     int has_name, has_cat, has_src, has_parent, has_line, has_pc;
+    int used;                  /* in a callstack written */
     int64_t line;
     uint64_t rel_pc;
     uint64_t gen, iid;         /* interned as this iid in generation gen */
@@ -40,7 +41,7 @@ struct cvp_stacks {
     uint64_t next_iid;         /* the next iid of this generation */
     uint64_t defs;             /* redefinitions so far (a cached callstack
                                   built before one may be stale) */
-    uint64_t unresolved;
+    uint64_t unused_replaced;
     size_t chain[CVP_STACK_MAX_DEPTH]; /* the resolved chain, leaf first */
     size_t chain_n;
 };
@@ -148,6 +149,7 @@ int cvp_stacks_define(cvp_stacks *st, const tread_event *ev)
         /* a new definition of the id: a frame of its own (a new iid), and
          * no callstack built through the old one is used again */
         st->bytes -= old->bytes;
+        st->unused_replaced += !old->used;
         free(old);
         st->v[pos] = f;
         st->defs++;
@@ -179,10 +181,8 @@ size_t cvp_stacks_resolve(cvp_stacks *st, tread_str sf)
         return 0;
     size_t pos;
     cvp_frame *f = find(st, sf.ptr, sf.len, &pos);
-    if (!f) {
-        st->unresolved++;
+    if (!f)
         return 0;
-    }
     /* leaf first, while the parents are held; the depth bounds a cycle */
     for (;;) {
         st->chain[st->chain_n++] = pos;
@@ -271,6 +271,7 @@ uint64_t cvp_stacks_write(cvp_stacks *st, pb_buf *idata)
         return leaf->cs_iid;
     for (size_t i = st->chain_n; i-- > 0;) {
         cvp_frame *f = st->v[st->chain[i]];
+        f->used = 1;
         if (interned(st, f))
             continue;
         f->gen = st->gen;
@@ -300,7 +301,10 @@ void cvp_stacks_reset(cvp_stacks *st)
     st->next_iid = 1;
 }
 
-uint64_t cvp_stacks_unresolved(const cvp_stacks *st)
+uint64_t cvp_stacks_unused(const cvp_stacks *st)
 {
-    return st->unresolved;
+    uint64_t n = st->unused_replaced;
+    for (size_t i = 0; i < st->n; i++)
+        n += !st->v[i]->used;
+    return n;
 }

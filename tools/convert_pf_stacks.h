@@ -35,8 +35,7 @@ void cvp_stacks_free(cvp_stacks *st);
 int cvp_stacks_define(cvp_stacks *st, const tread_event *ev);
 
 /* The chain of frames sf names, for the next cvp_stacks_write: its
- * length (0: sf is empty or names no definition held, counted in
- * cvp_stacks_unresolved). */
+ * length (0: sf is empty or names no definition held). */
 size_t cvp_stacks_resolve(cvp_stacks *st, tread_str sf);
 
 /* Interned entries the resolved chain would add in this generation. */
@@ -54,7 +53,7 @@ uint64_t cvp_stacks_interned(const cvp_stacks *st);
  * again. */
 void cvp_stacks_reset(cvp_stacks *st);
 
-/* sf references that named no definition held when their event came. */
-uint64_t cvp_stacks_unresolved(const cvp_stacks *st);
+/* Definitions no callstack written used (held now, or replaced). */
+uint64_t cvp_stacks_unused(const cvp_stacks *st);
 
 #endif

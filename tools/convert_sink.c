@@ -49,6 +49,9 @@ const char *convert_loss_reason(convert_loss l)
         return "metadata that repeats the value in force (merged)";
     case CONVERT_LOSS_FRAME_LIMIT:
         return "stack frame definitions beyond --max-frame-bytes";
+    case CONVERT_LOSS_FRAME_UNUSED:
+        return "stack frame definitions no event's stack uses (Perfetto carries a frame "
+               "in the callstacks that name it)";
 
     default: return "?";
     }
@@ -416,6 +419,13 @@ int convert_sink_close(convert_sink *s)
 {
     if (s->failed)
         return -1;
+    if (s->cp.stacks) {
+        /* (counted once: a container's split closes the sink twice) */
+        uint64_t n = cvp_stacks_unused(s->cp.stacks) - s->frames_unused;
+        s->frames_unused += n;
+        s->lost[CONVERT_LOSS_FRAME_UNUSED][TREAD_EVENT_STACK_FRAME] += n;
+        s->lost_total += n;
+    }
     if (!s->created && !s->sp && start(s, TREAD_FORMAT_JSON) != 0)
         return -1; /* no event at all: an empty trace */
     if (s->sp)

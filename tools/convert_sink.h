@@ -44,6 +44,7 @@ typedef enum convert_loss {
     CONVERT_LOSS_NO_VALUE,         /* a counter without a value (Perfetto) */
     CONVERT_LOSS_DUPLICATE,        /* metadata repeating the value in force */
     CONVERT_LOSS_FRAME_LIMIT,      /* stack frames beyond --max-frame-bytes */
+    CONVERT_LOSS_FRAME_UNUSED,     /* stack frames no event names (Perfetto) */
     CONVERT_LOSS_COUNT_
 } convert_loss;
 
@@ -92,6 +93,7 @@ typedef struct convert_sink {
     uint64_t records;          /* input events written */
     uint64_t sf_missing;       /* Perfetto: events whose sf named no frame
                                   defined before them */
+    uint64_t frames_unused;    /* Perfetto: definitions counted unused */
     uint64_t repeated;         /* metadata records repeated in a piece */
     uint64_t lost[CONVERT_LOSS_COUNT_][TREAD_EVENT_KIND_COUNT_];
     uint64_t lost_total;

@@ -128,5 +128,12 @@ for f in $(cat "$tmp/pieces"); do "$TREAD" cat -q "$f"; done | stacks > "$tmp/go
 check "each piece carries the stacks its events name" cmp -s "$tmp/want" "$tmp/got"
 "$TREAD" convert -q --max-frame-bytes 1 --to perfetto "$tmp/sf.json" "$tmp/sf3.pftrace" 2> "$tmp/err"
 check "frames over --max-frame-bytes are a counted loss" grep -q 'left out 3 stack_frame events' "$tmp/err"
+printf '%s\n' '{"stackFrames":{"1":{"name":"a"},"2":{"name":"b","parent":"1"},"9":{"name":"z"}},' \
+    '"traceEvents":[{"ph":"i","name":"x","pid":1,"tid":1,"ts":1,"sf":"2"}]}' > "$tmp/unused.json"
+"$TREAD" convert -q --to perfetto "$tmp/unused.json" "$tmp/unused.pftrace" 2> "$tmp/err"
+check "a definition no stack uses is a counted loss" \
+    grep -q "left out 1 stack_frame events: stack frame definitions no event's stack uses" "$tmp/err"
+"$TREAD" convert -q --strict --to perfetto "$tmp/unused.json" "$tmp/unused.pftrace" 2> /dev/null
+check "an error with --strict" [ $? -eq 1 ]
 
 [ "$failures" -eq 0 ]
