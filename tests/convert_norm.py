@@ -182,9 +182,6 @@ def keep(direction, ev, side, frames=None):
         if e.get("ts_ns") is not None and e["ts_ns"] < 0:
             e["ts_ns"] = None
         e["args"] = args_pf(e.get("args")) or {}
-        if isinstance(e["args"], dict):
-            # an iid means nothing across files, and the writer adds its own
-            e["args"].pop("callstack_iid", None)
         if kind == "counter":
             if side == "orig":
                 series = counter_track_name(e.get("name"), e.get("series"))

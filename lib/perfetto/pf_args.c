@@ -716,11 +716,7 @@ static int walk_top(tread_args_iter *it, const unsigned char *end, tread_arg *ou
             out->key = lit("source_location");
             return emit_interned_srcloc(it, f.v, out);
         case TE_CALLSTACK_IID:
-            if (f.wire != PF_WIRE_VARINT)
-                return R_BAD;
-            out->key = lit("callstack_iid");
-            set_u64(out, f.v);
-            return R_ARG;
+            continue; /* the event's sf (pf_profile.c), as name_iid is its name */
         case TE_CALLSTACK_WEIGHT:
             if (f.wire != PF_WIRE_FIXED64)
                 return R_BAD;

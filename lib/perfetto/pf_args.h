@@ -31,9 +31,9 @@
  *   log_message  "log_message": {source_location: {...}, body: the
  *       interned LogMessageBody, prio: int}.
  *   task_execution  "task_execution": {posted_from: {...}}.
- *   callstack  "callstack": [{function_name, source_file, line_number}...];
- *       callstack_iid as "callstack_iid": int (not resolved: frames are a
- *       profiling structure), callstack_weight as a double.
+ *   callstack  "callstack": [{function_name, source_file, line_number}...]
+ *       (also the event's sf); callstack_weight as a double. callstack_iid
+ *       is not an arg: it is the event's sf, as name_iid is its name.
  *   typed payloads  every other TrackEvent field Perfetto defines that the
  *       decoder does not map to event fields (chrome_*, screenshot, the
  *       Chrome, Android and GPU extensions): "<field name>": the message

@@ -624,18 +624,18 @@ static void test_typed_fields(void)
         "body=\"log line\" prio=i4 } log_message={ body=null } "
         "task_execution={ posted_from={ file_name=\"b.cc\" function_name=\"g\" line_number=i7 } } "
         "callstack=[ { function_name=\"main\" source_file=\"main.c\" line_number=i3 } "
-        "{ function_name=\"start\" } ] callstack_iid=i5 callstack_weight=d1.5 "
+        "{ function_name=\"start\" } ] callstack_weight=d1.5 "
         "chrome_user_event=b3:0a0141 chrome_app_state=i2 binder_service_name=\"svc\"";
     EXPECT(&ev, want);
     EXPECT_SKIP(&ev, 0, "source_location={.. source_location={.. source_location=null "
                         "log_message={.. log_message={.. task_execution={.. callstack=[.. "
-                        "callstack_iid=i5 callstack_weight=d1.5 chrome_user_event=b3:0a0141 "
+                        "callstack_weight=d1.5 chrome_user_event=b3:0a0141 "
                         "chrome_app_state=i2 binder_service_name=\"svc\"");
     EXPECT_SKIP(&ev, 1, "source_location={ file_name=\"a.cc\" function_name=\"f\" line_number=i12 } "
                         "source_location={ file_name=\"b.cc\" function_name=\"g\" line_number=i7 } "
                         "source_location=null log_message={ source_location={.. body=\"log line\" "
                         "prio=i4 } log_message={ body=null } task_execution={ posted_from={.. } "
-                        "callstack=[ {.. {.. ] callstack_iid=i5 callstack_weight=d1.5 "
+                        "callstack=[ {.. {.. ] callstack_weight=d1.5 "
                         "chrome_user_event=b3:0a0141 chrome_app_state=i2 "
                         "binder_service_name=\"svc\"");
     tread_args args = args_of(ev.data, ev.len);

@@ -697,8 +697,9 @@ static void test_track_event_callstack(void)
     CHECK_EQ_STR(in2->sf, tok->id);
     CHECK_EQ_STR(c.e[12].name, "plain");
     CHECK_EQ_STR(c.e[12].sf, "");
-    /* the callstack stays in the args too (callstack_weight beside it) */
-    CHECK(tread_args_find(&slice->ev.args, "callstack_iid", 13, &a));
+    /* an iid is no arg (it is the sf); an inline callstack stays one */
+    CHECK(!tread_args_find(&slice->ev.args, "callstack_iid", 13, &a));
+    CHECK(tread_args_find(&in1->ev.args, "callstack.1.function_name", 25, &a));
 out:
     free(c.e);
     pb_free(&t);
