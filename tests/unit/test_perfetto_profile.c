@@ -18,9 +18,11 @@
 #define MAXEV 2200
 typedef struct cev {
     tread_event ev;
-    char name[64], cat[64], id[32], parent[32], sf[32], build_id[64];
-    int64_t rel_pc;
-    int has_rel_pc;
+    char name[64], cat[64], id[32], parent[32], sf[32], build_id[64], src[64];
+    int64_t rel_pc, line, weight;
+    int has_rel_pc, has_src, has_line, has_weight;
+    int has_iid_arg;           /* a "callstack_iid" arg */
+    char cs1[32];              /* the "callstack.1.function_name" arg */
 } cev;
 
 typedef struct coll {
@@ -40,6 +42,15 @@ static void cpy(char *dst, size_t cap, tread_str s)
         CHECK(s.ptr[s.len] == 0); /* NUL-terminated at delivery */
 }
 
+/* An arg's string (not NUL-terminated: it may be the packet's bytes). */
+static void cpy_arg(char *dst, size_t cap, tread_str s)
+{
+    size_t n = s.len < cap - 1 ? s.len : cap - 1;
+    if (n)
+        memcpy(dst, s.ptr, n);
+    dst[n] = 0;
+}
+
 static int on_event(void *user, const tread_event *ev)
 {
     coll *c = user;
@@ -54,12 +65,24 @@ static int on_event(void *user, const tread_event *ev)
     cpy(x->id, sizeof x->id, ev->id);
     cpy(x->parent, sizeof x->parent, ev->parent);
     cpy(x->sf, sizeof x->sf, ev->sf);
+    /* (args are read here: they point into the parser's buffers) */
     tread_arg a;
     if (ev->kind == TREAD_EVENT_STACK_FRAME) {
         if (tread_args_find(&ev->args, "rel_pc", 6, &a) && a.type == TREAD_ARG_INT)
             x->has_rel_pc = 1, x->rel_pc = a.v.i;
         if (tread_args_find(&ev->args, "build_id", 8, &a) && a.type == TREAD_ARG_STRING)
             cpy(x->build_id, sizeof x->build_id, a.v.s);
+        if (tread_args_find(&ev->args, "source_file", 11, &a) && a.type == TREAD_ARG_STRING)
+            x->has_src = 1, cpy_arg(x->src, sizeof x->src, a.v.s);
+        if (tread_args_find(&ev->args, "line_number", 11, &a) && a.type == TREAD_ARG_INT)
+            x->has_line = 1, x->line = a.v.i;
+    } else {
+        x->has_iid_arg = tread_args_find(&ev->args, "callstack_iid", 13, &a);
+        if (tread_args_find(&ev->args, "callstack.1.function_name", 25, &a) &&
+            a.type == TREAD_ARG_STRING)
+            cpy_arg(x->cs1, sizeof x->cs1, a.v.s);
+        if (tread_args_find(&ev->args, "primary_weight", 14, &a) && a.type == TREAD_ARG_INT)
+            x->has_weight = 1, x->weight = a.v.i;
     }
     return 0;
 }
@@ -685,12 +708,10 @@ static void test_track_event_callstack(void)
     CHECK_EQ_STR(pa->parent, m->id);
     CHECK_EQ_STR(tok->name, "token");
     CHECK_EQ_STR(tok->parent, pa->id);
-    tread_arg a;
-    CHECK(tread_args_find(&pa->ev.args, "source_file", 11, &a) && a.type == TREAD_ARG_STRING &&
-          a.v.s.len == 13 && !memcmp(a.v.s.ptr, "/src/parse.cc", 13));
-    CHECK(tread_args_find(&pa->ev.args, "line_number", 11, &a) && a.type == TREAD_ARG_INT &&
-          a.v.i == 42);
-    CHECK(!tread_args_find(&tok->ev.args, "source_file", 11, &a));
+    CHECK(pa->has_src);
+    CHECK_EQ_STR(pa->src, "/src/parse.cc");
+    CHECK(pa->has_line && pa->line == 42);
+    CHECK(!tok->has_src);
     CHECK_EQ_STR(in1->name, "inline");
     CHECK_EQ_STR(in1->sf, tok->id);
     CHECK_EQ_STR(in2->name, "inline twice");
@@ -698,8 +719,8 @@ static void test_track_event_callstack(void)
     CHECK_EQ_STR(c.e[12].name, "plain");
     CHECK_EQ_STR(c.e[12].sf, "");
     /* an iid is no arg (it is the sf); an inline callstack stays one */
-    CHECK(!tread_args_find(&slice->ev.args, "callstack_iid", 13, &a));
-    CHECK(tread_args_find(&in1->ev.args, "callstack.1.function_name", 25, &a));
+    CHECK(!slice->has_iid_arg);
+    CHECK_EQ_STR(in1->cs1, "parse");
 out:
     free(c.e);
     pb_free(&t);
@@ -860,8 +881,7 @@ static void test_stack_sample(void)
           (a->ev.flags & TREAD_HAS_TID));
     CHECK(a->ev.cpu == 3 && (a->ev.flags & TREAD_HAS_CPU));
     CHECK(a->ev.value_int == 7 && (a->ev.flags & TREAD_VALUE_IS_INT));
-    tread_arg g;
-    CHECK(tread_args_find(&a->ev.args, "primary_weight", 14, &g) && g.v.i == 7);
+    CHECK(a->has_weight && a->weight == 7);
     const cev *leafy = nth(&c, TREAD_EVENT_STACK_FRAME, 4);
     CHECK_EQ_STR(leafy->name, "leafy");
     CHECK_EQ_STR(leafy->parent, nth(&c, TREAD_EVENT_STACK_FRAME, 3)->id);
