@@ -128,6 +128,13 @@ for f in $(cat "$tmp/pieces"); do "$TREAD" cat -q "$f"; done | stacks > "$tmp/go
 check "each piece carries the stacks its events name" cmp -s "$tmp/want" "$tmp/got"
 "$TREAD" convert -q --max-frame-bytes 1 --to perfetto "$tmp/sf.json" "$tmp/sf3.pftrace" 2> "$tmp/err"
 check "frames over --max-frame-bytes are a counted loss" grep -q 'left out 3 stack_frame events' "$tmp/err"
+# a parent chain that loops: the leaf-most 1024 frames, bounded
+printf '%s\n' '{"stackFrames":{"1":{"name":"a","parent":"2"},"2":{"name":"b","parent":"1"}},' \
+    '"traceEvents":[{"ph":"P","name":"s","pid":1,"tid":1,"ts":1,"sf":"2"}]}' > "$tmp/loop.json"
+"$TREAD" convert -q --to perfetto "$tmp/loop.json" "$tmp/loop.pftrace"
+check "a looping parent chain converts" [ $? -eq 0 ]
+check "and reads back as 1024 frames" \
+    [ "$("$TREAD" cat -q "$tmp/loop.pftrace" | grep -c '"kind":"stack_frame"')" -eq 1024 ]
 printf '%s\n' '{"stackFrames":{"1":{"name":"a"},"2":{"name":"b","parent":"1"},"9":{"name":"z"}},' \
     '"traceEvents":[{"ph":"i","name":"x","pid":1,"tid":1,"ts":1,"sf":"2"}]}' > "$tmp/unused.json"
 "$TREAD" convert -q --to perfetto "$tmp/unused.json" "$tmp/unused.pftrace" 2> "$tmp/err"
