@@ -219,11 +219,16 @@ static int copy_fields(const unsigned char *p, const unsigned char *e, int top, 
                      num == 46 || (legacy_time_field(num) && wire == 0)))
             continue; /* counter values and legacy times: the events compare them */
         if (top && num == 11 && wire == 2) {
+            size_t mark = *olen;
             out[(*olen)++] = 0x5a; /* a marker: the TrackEvent follows */
-            if (copy_fields(data, data + len, 0, out, olen))
-                return -1;
-            out[(*olen)++] = 0x5b;
-            continue;
+            if (copy_fields(data, data + len, 0, out, olen) == 0) {
+                out[(*olen)++] = 0x5b;
+                continue;
+            }
+            /* a TrackEvent that does not decode: split_perfetto copies it
+             * as it is (it moves nothing on), while the packet's other
+             * fields may be rewritten (a streaming packet's first delta) */
+            *olen = mark;
         }
         memcpy(out + *olen, start, (size_t)(p - start));
         *olen += (size_t)(p - start);
