@@ -702,15 +702,15 @@ nomem:
     return -1;
 }
 
-/* Starts the sequence's interned state over (a table is full). */
-static void intern_restart(convert_perfetto *w)
+/* Empties every interning table; the next packet clears the sequence's
+ * incremental state. */
+static void interning_reset(convert_perfetto *w)
 {
     intern_reset(w->names);
     intern_reset(w->cats);
     if (w->stacks)
         cvp_stacks_reset(w->stacks);
     w->need_clear = 1;
-    w->intern_resets++;
 }
 
 int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
@@ -750,8 +750,10 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
     if (!intern_has_room(w->names, w->max_interned, nlen) ||
         !intern_has_room(w->cats, w->max_interned, clen) ||
         (chain && cvp_stacks_interned(w->stacks) + cvp_stacks_new_entries(w->stacks) >
-                      w->max_interned))
-        intern_restart(w);
+                      w->max_interned)) {
+        interning_reset(w);
+        w->intern_resets++;
+    }
     pb_clear(&w->idata);
     uint64_t cs_iid = chain ? cvp_stacks_write(w->stacks, &w->idata) : 0;
     int name_new = 0, cat_new = 0;
@@ -900,11 +902,7 @@ int convert_perfetto_event(convert_perfetto *w, const tread_event *ev)
 
 int convert_perfetto_restart(convert_perfetto *w)
 {
-    intern_reset(w->names);
-    intern_reset(w->cats);
-    if (w->stacks)
-        cvp_stacks_reset(w->stacks);
-    w->need_clear = 1;
+    interning_reset(w);
     w->epoch++;
     return 0;
 }

@@ -253,9 +253,9 @@ static int add_fix(pf_decoder *d, pf_prof *y, size_t qi, int what, size_t off, s
     return 0;
 }
 
-/* Appends "pf:<16 hex>" and its NUL to the scratch; its offset in *at.
- * (a byte's two digits a step, from a table: once per sample) */
-static int put_id(pf_decoder *d, pf_prof *y, uint64_t h, size_t *at, uint64_t off)
+/* "pf:<16 hex>" and its NUL at o (ID_LEN + 1 bytes). (a byte's two
+ * digits a step, from a table: once per sample) */
+static void fmt_id(char *o, uint64_t h)
 {
     static const char pairs[] =
         "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
@@ -266,14 +266,19 @@ static int put_id(pf_decoder *d, pf_prof *y, uint64_t h, size_t *at, uint64_t of
         "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
         "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
         "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-    if (y->scratch.cap - y->scratch.len < ID_LEN + 1 &&
-        tread_buf_reserve(&y->scratch, ID_LEN + 1))
-        return nomem(d, off);
-    char *o = (char *)y->scratch.data + y->scratch.len;
     memcpy(o, "pf:", 3);
     for (int i = 0; i < 8; i++)
         memcpy(o + 3 + 2 * i, pairs + 2 * ((h >> (56 - 8 * i)) & 0xff), 2);
     o[ID_LEN] = 0;
+}
+
+/* Appends h's id (fmt_id) to the scratch; its offset in *at. */
+static int put_id(pf_decoder *d, pf_prof *y, uint64_t h, size_t *at, uint64_t off)
+{
+    if (y->scratch.cap - y->scratch.len < ID_LEN + 1 &&
+        tread_buf_reserve(&y->scratch, ID_LEN + 1))
+        return nomem(d, off);
+    fmt_id((char *)y->scratch.data + y->scratch.len, h);
     *at = y->scratch.len;
     y->scratch.len += ID_LEN + 1;
     return 0;
@@ -764,6 +769,35 @@ static int inline_leaf(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char
     return chain_frames(d, y, s, base, n, first, 1, leaf, &all_kept) ? -1 : 1;
 }
 
+/* What a sample message says of its thread, cpu and value. */
+typedef struct sample_ids {
+    int has_pid, has_tid, has_cpu, has_value;
+    int64_t pid, tid, cpu;
+    uint64_t value;
+} sample_ids;
+
+/* Sets them on ev (a pid alone is the tid too). */
+static void sample_fields(tread_event *ev, const sample_ids *x)
+{
+    if (x->has_pid) {
+        ev->flags |= TREAD_HAS_PID;
+        ev->pid = ev->tid = x->pid;
+    }
+    if (x->has_tid) {
+        ev->flags |= TREAD_HAS_TID;
+        ev->tid = x->tid;
+    }
+    if (x->has_cpu) {
+        ev->flags |= TREAD_HAS_CPU;
+        ev->cpu = x->cpu;
+    }
+    if (x->has_value) {
+        ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
+        ev->value_int = (int64_t)x->value;
+        ev->value = (double)x->value;
+    }
+}
+
 /* A queued SAMPLE event naming callstack iid (has_cs) as its sf, or the
  * inline callstack inl (has_cs 2). */
 static pf_qitem *sample_event_of(pf_decoder *d, pf_prof *y, pf_seq *s, const pf_base *base,
@@ -857,24 +891,9 @@ static int perf_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char
         return -1;
     y->n_perf++;
     tread_event *ev = &q->ev;
-    if (has_pid) {
-        ev->flags |= TREAD_HAS_PID;
-        ev->pid = (int64_t)pid;
-        ev->tid = (int64_t)pid;
-    }
-    if (has_tid) {
-        ev->flags |= TREAD_HAS_TID;
-        ev->tid = (int64_t)tid;
-    }
-    if (has_cpu) {
-        ev->flags |= TREAD_HAS_CPU;
-        ev->cpu = (int64_t)cpu;
-    }
-    if (has_count) {
-        ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
-        ev->value_int = (int64_t)count;
-        ev->value = (double)count;
-    }
+    const sample_ids x = {has_pid, has_tid, has_cpu, has_count,
+                          (int64_t)pid, (int64_t)tid, (int64_t)cpu, count};
+    sample_fields(ev, &x);
     find_types(y);
     if (y->t_perf)
         ev->args = tread_perfetto_args(y->t_perf, m, len);
@@ -994,25 +1013,10 @@ static int stack_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned cha
         return -1;
     y->n_stack++;
     tread_event *ev = &q->ev;
-    if (has_pid) {
-        ev->flags |= TREAD_HAS_PID;
-        ev->pid = ev->tid = pid;
-    }
-    if (has_tid) {
-        ev->flags |= TREAD_HAS_TID;
-        ev->tid = tid;
-    }
+    const sample_ids x = {has_pid, has_tid, has_cpu, has_weight, pid, tid, cpu, weight};
+    sample_fields(ev, &x);
     if (unresolved)
         ev->flags |= TREAD_THREAD_UNRESOLVED;
-    if (has_cpu) {
-        ev->flags |= TREAD_HAS_CPU;
-        ev->cpu = cpu;
-    }
-    if (has_weight) {
-        ev->flags |= TREAD_HAS_VALUE | TREAD_VALUE_IS_INT;
-        ev->value_int = (int64_t)weight;
-        ev->value = (double)weight;
-    }
     find_types(y);
     if (y->t_stack)
         ev->args = tread_perfetto_args(y->t_stack, m, len);
@@ -1155,13 +1159,9 @@ int pf_profile_track_event(pf_decoder *d, pf_seq *s, int is_inline, const unsign
     if (lr <= 0)
         return lr;
     y->n_te_callstacks++;
-    /* the id is the sample's (put_id), kept apart from the scratch so
-     * that the event and a TYPE_STATE copy of it can point at it at once */
-    size_t at;
-    if (put_id(d, y, leaf, &at, base->offset))
-        return -1;
-    memcpy(y->te_sf, y->scratch.data + at, ID_LEN + 1);
-    y->scratch.len = at;
+    /* apart from the scratch, so that the event and a TYPE_STATE copy of
+     * it can point at it at once */
+    fmt_id(y->te_sf, leaf);
     sf->ptr = y->te_sf;
     sf->len = ID_LEN;
     return 1;
