@@ -161,9 +161,8 @@ typedef enum tread_args_encoding {
                                the Perfetto schema: ctx is its
                                tread_perfetto_msgtype (tread/perfetto.h);
                                fields by name, nested messages as dicts,
-                               packed repeated fields as arrays, unpacked
-                               repeated ones one arg per element (same key),
-                               enums by name (a STRING), unknown fields
+                               repeated fields as arrays (one per run of
+                               consecutive elements), enums by name (a STRING), unknown fields
                                keyed by their number in decimal */
     TREAD_ARGS_FTRACE,      /* an ftrace text event's payload: key=value
                                fields (integers as INT, the rest STRING),

@@ -5,15 +5,20 @@
  *
  * Fields come out in wire order, keyed by name: a nested message is a
  * DICT (BEGIN ... END), a packed repeated field an ARRAY of its elements,
- * each element of an unpacked repeated field an arg of its own under the
- * same key; enums are STRINGs holding the value's name (INT when the
+ * and so is each run of consecutive elements of an unpacked repeated
+ * field (what every encoder writes: all of a field's elements together),
+ * so that no key repeats in a JSON object made of them; elements that
+ * other fields separate (legal, never written) make a second ARRAY under
+ * the same key, as a non-repeated field written twice is two args: the
+ * iterator reads forward only. Enums are STRINGs holding the value's name (INT when the
  * number is not one of the enum's); unsigned values above INT64_MAX are
  * UINT; unknown fields are keyed by their number in decimal, with the raw
  * value (INT/UINT, BYTES for length-delimited ones and groups).
  *
  * Iterator state: it->p/it->end bound the current level; state[0] is the
- * current level's descriptor (a message descriptor, or for a packed
- * array the field's descriptor); each open level keeps its parent's end
+ * current level's descriptor (a message descriptor, or for an array the
+ * field's descriptor, its low bit set when the array is a run of tagged
+ * elements rather than a packed payload); each open level keeps its parent's end
  * and descriptor in two stack slots, so PF_ARGS_MAX_LEVELS levels fit and
  * a message nested deeper comes out as BYTES. state[1..3] hold an unknown
  * field's key text until the next call.
@@ -26,9 +31,13 @@
 
 #define PF_ARGS_MAX_LEVELS (TREAD_ARGS_ITER_MAX_NEST / 2)
 
+/* The low bit of an array level's descriptor word: a run of tagged
+ * elements (descriptors are pointer-aligned, so the bit is free). */
+#define TAGGED_RUN ((uint64_t)1)
+
 static const void *cur_desc(const tread_args_iter *it)
 {
-    return (const void *)(uintptr_t)it->state[0];
+    return (const void *)(uintptr_t)(it->state[0] & ~TAGGED_RUN);
 }
 
 static void push(tread_args_iter *it, const void *desc, const unsigned char *data, size_t len,
@@ -37,7 +46,7 @@ static void push(tread_args_iter *it, const void *desc, const unsigned char *dat
     int d = it->depth;
     it->stack[2 * d] = it->end;
     it->stack[2 * d + 1] = (const unsigned char *)(uintptr_t)it->state[0];
-    it->state[0] = (uint64_t)(uintptr_t)desc;
+    it->state[0] = (uint64_t)(uintptr_t)desc | (array == 2 ? TAGGED_RUN : 0);
     if (array)
         it->array_bits |= (uint64_t)1 << d;
     else
@@ -147,6 +156,49 @@ static void pf_proto_init(tread_args_iter *it, const tread_args *a)
     it->state[0] = (uint64_t)(uintptr_t)a->ctx;
 }
 
+/* Where the run of elements of an unpacked repeated field that begins
+ * with f (already read, its next field at p) ends: at the first field of
+ * another number or reading otherwise, or that does not frame. */
+static const unsigned char *run_end(const ProtobufCMessageDescriptor *md, const pf_field *f,
+                                    int how, const unsigned char *p, const unsigned char *end)
+{
+    while (p < end) {
+        pf_reader r = {p, end};
+        pf_field g;
+        const ProtobufCFieldDescriptor *gd;
+        if (pf_next(&r, &g) != PF_OK || g.num != f->num || pf_walk_classify(md, &g, &gd) != how)
+            break;
+        p = r.p;
+    }
+    return p;
+}
+
+/* The next element of a run (run_end framed all of them): a value, or a
+ * message as a DICT (BYTES one level too deep). */
+static int tagged_element(tread_args_iter *it, tread_arg *out)
+{
+    const ProtobufCFieldDescriptor *fd = cur_desc(it);
+    pf_reader r = {it->p, it->end};
+    pf_field f;
+    if (pf_next(&r, &f) != PF_OK)
+        return bad(it, out);
+    it->p = r.p;
+    out->depth = it->depth;
+    if (fd->type != PROTOBUF_C_TYPE_MESSAGE) {
+        tread_perfetto_field v;
+        pf_walk_value(fd, f.v, f.data, f.len, &v);
+        put_value(&v, out);
+    } else if (it->depth >= PF_ARGS_MAX_LEVELS) {
+        out->type = TREAD_ARG_BYTES;
+        out->v.s.ptr = (const char *)f.data;
+        out->v.s.len = f.len;
+    } else {
+        out->type = TREAD_ARG_DICT_BEGIN;
+        push(it, fd->descriptor, f.data, f.len, 0);
+    }
+    return 1;
+}
+
 static int pf_proto_next(tread_args_iter *it, tread_arg *out)
 {
     memset(out, 0, sizeof *out);
@@ -163,6 +215,8 @@ static int pf_proto_next(tread_args_iter *it, tread_arg *out)
     }
     out->depth = it->depth;
     tread_perfetto_field v;
+    if (it->depth > 0 && (it->array_bits >> (it->depth - 1)) & 1 && (it->state[0] & TAGGED_RUN))
+        return tagged_element(it, out);
     if (it->depth > 0 && (it->array_bits >> (it->depth - 1)) & 1) {
         /* an element of a packed run */
         const ProtobufCFieldDescriptor *fd = cur_desc(it);
@@ -173,6 +227,7 @@ static int pf_proto_next(tread_args_iter *it, tread_arg *out)
         put_value(&v, out);
         return 1;
     }
+    const unsigned char *start = it->p;
     pf_reader r = {it->p, it->end};
     pf_field f;
     int rc = pf_next(&r, &f);
@@ -181,6 +236,17 @@ static int pf_proto_next(tread_args_iter *it, tread_arg *out)
     it->p = r.p;
     const ProtobufCFieldDescriptor *fd;
     int how = pf_walk_classify(cur_desc(it), &f, &fd);
+    if ((how == PF_WALK_VALUE || how == PF_WALK_MESSAGE) &&
+        fd->label == PROTOBUF_C_LABEL_REPEATED && it->depth < PF_ARGS_MAX_LEVELS) {
+        /* an unpacked repeated field: its run of elements is an ARRAY,
+         * read again element by element (tagged_element) */
+        const unsigned char *q = run_end(cur_desc(it), &f, how, r.p, it->end);
+        out->key.ptr = fd->name;
+        out->key.len = strlen(fd->name);
+        out->type = TREAD_ARG_ARRAY_BEGIN;
+        push(it, fd, start, (size_t)(q - start), 2);
+        return 1;
+    }
     if (how == PF_WALK_UNKNOWN) {
         char *key = (char *)&it->state[1];
         int n = snprintf(key, 3 * sizeof(uint64_t), "%u", (unsigned)f.num);

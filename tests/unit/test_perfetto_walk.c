@@ -426,12 +426,16 @@ static void test_args(void)
                     "2:int =7;"
                     "2:uint =18446744073709551615;"
                     "1:array_end ;"
-                    "1:int extra_counter_values=-5;"
-                    "1:int extra_counter_values=6;"
-                    "1:dict_begin debug_annotations;"
-                    "2:string name='k';"
-                    "2:double double_value=2.5;"
-                    "1:dict_end ;"
+                    "1:array_begin extra_counter_values;"
+                    "2:int =-5;"
+                    "2:int =6;"
+                    "1:array_end ;"
+                    "1:array_begin debug_annotations;"
+                    "2:dict_begin ;"
+                    "3:string name='k';"
+                    "3:double double_value=2.5;"
+                    "2:dict_end ;"
+                    "1:array_end ;"
                     "1:int 9999=42;"
                     "0:dict_end ;"
                     "0:int trusted_packet_sequence_id=3;"
@@ -441,7 +445,7 @@ static void test_args(void)
     tread_arg v;
     CHECK(tread_args_find(&a, "track_event.name", 16, &v));
     CHECK(v.type == TREAD_ARG_STRING && v.v.s.len == 5 && memcmp(v.v.s.ptr, "hello", 5) == 0);
-    CHECK(tread_args_find(&a, "track_event.debug_annotations.double_value", 42, &v));
+    CHECK(tread_args_find(&a, "track_event.debug_annotations.0.double_value", 44, &v));
     CHECK(v.type == TREAD_ARG_DOUBLE && v.v.d == 2.5);
     CHECK(tread_args_find(&a, "track_event.flow_ids.1", 22, &v));
     CHECK(v.type == TREAD_ARG_UINT);
@@ -484,8 +488,8 @@ static void test_args(void)
     pb_end(&p, te);
     a = tread_perfetto_args(t, p.data, p.len);
     args_log(&a, s, sizeof s);
-    CHECK_EQ_STR(s, "0:dict_begin track_event;1:dict_begin debug_annotations;1:dict_end ;"
-                    "0:dict_end ;FAILED");
+    CHECK_EQ_STR(s, "0:dict_begin track_event;1:array_begin debug_annotations;2:dict_begin ;"
+                    "2:dict_end ;1:array_end ;0:dict_end ;FAILED");
     pb_free(&p);
 
     /* no type: fails at once */
@@ -493,24 +497,124 @@ static void test_args(void)
     args_log(&a, s, sizeof s);
     CHECK_EQ_STR(s, "FAILED");
 
-    /* nesting beyond the iterator's levels comes out as bytes */
+    /* nesting beyond the iterator's levels comes out as bytes (a level of
+     * dict_entries, a repeated message, takes two: its array and its dict) */
     build_nested(&p, 40);
     a = tread_perfetto_args(tread_perfetto_msgtype_find("perfetto.protos.DebugAnnotation"),
                             p.data, p.len);
     tread_args_iter_init(&it, &a);
-    int begins = 0, bytes = 0, ends = 0, maxd = 0;
+    int begins = 0, bytes = 0, ends = 0, maxd = 0, arrays = 0;
     while (tread_args_next(&it, &v)) {
         begins += v.type == TREAD_ARG_DICT_BEGIN;
         ends += v.type == TREAD_ARG_DICT_END;
+        arrays += v.type == TREAD_ARG_ARRAY_BEGIN;
+        arrays -= v.type == TREAD_ARG_ARRAY_END;
         bytes += v.type == TREAD_ARG_BYTES;
         if (v.depth > maxd)
             maxd = v.depth;
     }
     CHECK(!tread_args_iter_failed(&it));
-    CHECK_EQ_INT(begins, TREAD_ARGS_ITER_MAX_NEST / 2);
+    CHECK_EQ_INT(begins, TREAD_ARGS_ITER_MAX_NEST / 4);
     CHECK_EQ_INT(ends, begins);
+    CHECK_EQ_INT(arrays, 0);
     CHECK_EQ_INT(bytes, 1);
     CHECK_EQ_INT(maxd, TREAD_ARGS_ITER_MAX_NEST / 2);
+    pb_free(&p);
+}
+
+/* Unpacked repeated fields: each run of consecutive elements is one ARRAY,
+ * so no key repeats; what ends a run; skipping in and after one. */
+static void test_args_runs(void)
+{
+    pb p;
+    char s[4096];
+    const tread_perfetto_msgtype *te = tread_perfetto_msgtype_find("perfetto.protos.TrackEvent");
+
+    /* separated by another field: two arrays under the same key */
+    pb_init(&p);
+    pb_varint(&p, 12, 1);  /* extra_counter_values */
+    pb_string(&p, 23, "n");
+    pb_varint(&p, 12, 2);
+    tread_args a = tread_perfetto_args(te, p.data, p.len);
+    args_log(&a, s, sizeof s);
+    CHECK_EQ_STR(s, "0:array_begin extra_counter_values;1:int =1;0:array_end ;"
+                    "0:string name='n';"
+                    "0:array_begin extra_counter_values;1:int =2;0:array_end ;");
+    pb_free(&p);
+
+    /* a wrong wire type ends the run (an unknown field), a packed chunk is
+     * an array of its own, and so is the unpacked element after it */
+    pb_init(&p);
+    pb_varint(&p, 12, 1);
+    pb_varint(&p, 12, 2);
+    pb_fixed32(&p, 12, 7);
+    pb_tag(&p, 12, 2);     /* packed: 3, 4 */
+    pb_varint_raw(&p, 2);
+    unsigned char two[2] = {3, 4};
+    pb_raw(&p, two, 2);
+    pb_varint(&p, 12, 5);
+    a = tread_perfetto_args(te, p.data, p.len);
+    args_log(&a, s, sizeof s);
+    CHECK_EQ_STR(s, "0:array_begin extra_counter_values;1:int =1;1:int =2;0:array_end ;"
+                    "0:int 12=7;"
+                    "0:array_begin extra_counter_values;1:int =3;1:int =4;0:array_end ;"
+                    "0:array_begin extra_counter_values;1:int =5;0:array_end ;");
+    pb_free(&p);
+
+    /* strings and messages; an element that does not decode inside the
+     * run's second message: everything open closed, then failed */
+    pb_init(&p);
+    pb_string(&p, 22, "a"); /* categories */
+    pb_string(&p, 22, "b");
+    size_t da = pb_begin(&p, 4);
+    pb_string(&p, 10, "x");
+    pb_end(&p, da);
+    da = pb_begin(&p, 4);
+    pb_tag(&p, 10, 2);
+    pb_varint_raw(&p, 9);
+    pb_end(&p, da);
+    a = tread_perfetto_args(te, p.data, p.len);
+    args_log(&a, s, sizeof s);
+    CHECK_EQ_STR(s, "0:array_begin categories;1:string ='a';1:string ='b';0:array_end ;"
+                    "0:array_begin debug_annotations;1:dict_begin ;2:string name='x';1:dict_end ;"
+                    "1:dict_begin ;1:dict_end ;0:array_end ;FAILED");
+    tread_arg v;
+    CHECK(tread_args_find(&a, "categories.1", 12, &v));
+    CHECK(v.type == TREAD_ARG_STRING && v.v.s.len == 1 && v.v.s.ptr[0] == 'b');
+    CHECK(tread_args_find(&a, "debug_annotations.0.name", 24, &v));
+    CHECK(v.type == TREAD_ARG_STRING && v.v.s.len == 1 && v.v.s.ptr[0] == 'x');
+    pb_free(&p);
+
+    /* skipping inside a run goes on after the run; skipping a dict of the
+     * run goes on with the run's next element */
+    pb_init(&p);
+    pb_varint(&p, 12, 1);
+    pb_varint(&p, 12, 2);
+    da = pb_begin(&p, 4);
+    pb_string(&p, 10, "x");
+    pb_end(&p, da);
+    da = pb_begin(&p, 4);
+    pb_string(&p, 10, "y");
+    pb_end(&p, da);
+    pb_varint(&p, 9, 1);
+    a = tread_perfetto_args(te, p.data, p.len);
+    tread_args_iter it;
+    tread_args_iter_init(&it, &a);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_ARRAY_BEGIN && v.depth == 0);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_INT && v.v.i == 1 && v.depth == 1);
+    tread_args_skip(&it);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_ARRAY_BEGIN && v.depth == 0 &&
+          v.key.len == 17);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_DICT_BEGIN && v.depth == 1);
+    tread_args_skip(&it);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_DICT_BEGIN && v.depth == 1);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_STRING && v.v.s.ptr[0] == 'y');
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_DICT_END && v.depth == 1);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_ARRAY_END && v.depth == 0);
+    CHECK(tread_args_next(&it, &v) && v.type == TREAD_ARG_STRING && v.depth == 0 &&
+          v.key.len == 4);
+    CHECK(!tread_args_next(&it, &v));
+    CHECK(!tread_args_iter_failed(&it));
     pb_free(&p);
 }
 
@@ -584,6 +688,7 @@ int main(void)
     test_malformed();
     test_depth();
     test_args();
+    test_args_runs();
     test_chunks();
     return TEST_EXIT();
 }
