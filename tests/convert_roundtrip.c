@@ -8,7 +8,10 @@
  * writes `tread cat` of the original (its first SAMPLE_BYTES bytes) to
  * OUTDIR/N.orig, converts it with the same code as `tread convert` to
  * OUTDIR/N.json and OUTDIR/N.perfetto, and writes `tread cat` of each to
- * OUTDIR/N.json.cat and OUTDIR/N.perfetto.cat. Prints one line per file:
+ * OUTDIR/N.json.cat and OUTDIR/N.perfetto.cat. A Perfetto conversion whose
+ * events named frames defined after them is made again with the frames
+ * known ahead, as `tread convert` does to a file (cmd_convert.c), and
+ * OUTDIR/N.perfetto.ahead says so. Prints one line per file:
  * "N PATH" or "N PATH unsupported" (the format has no decoder yet).
  */
 #define _POSIX_C_SOURCE 200809L
@@ -93,16 +96,37 @@ static tread_error cat(const char *in, uint64_t limit, const char *out)
 static void convert(const char *in, uint64_t limit, convert_to to,
                     const char *out)
 {
-    convert_sink s;
-    if (convert_sink_open(&s, to, out, NULL, 0,
-                          CONVERT_PF_MAX_INTERNED_DEFAULT) != 0) {
-        fprintf(stderr, "%s\n", s.error);
-        exit(99);
+    cvp_stacks *ahead = NULL;
+    for (int pass = 1; pass <= 2; pass++) {
+        convert_sink s;
+        if (convert_sink_open(&s, to, out, NULL, 0,
+                              CONVERT_PF_MAX_INTERNED_DEFAULT) != 0) {
+            fprintf(stderr, "%s\n", s.error);
+            exit(99);
+        }
+        if (ahead)
+            convert_sink_preload_frames(&s, ahead);
+        parse(in, limit, sink_event, &s);
+        int rc = convert_sink_close(&s);
+        if (rc != 0)
+            fprintf(stderr, "%s: %s\n", in, s.error);
+        int again = pass == 1 && rc == 0 && to == CONVERT_TO_PERFETTO && s.sf_missing &&
+                    s.frames_late;
+        if (again) {
+            ahead = convert_sink_take_frames(&s);
+            char mark[4300];
+            snprintf(mark, sizeof mark, "%s.ahead", out);
+            FILE *m = fopen(mark, "w");
+            if (!m) {
+                perror(mark);
+                exit(99);
+            }
+            fclose(m);
+        }
+        convert_sink_free(&s);
+        if (!again)
+            break;
     }
-    parse(in, limit, sink_event, &s);
-    if (convert_sink_close(&s) != 0)
-        fprintf(stderr, "%s: %s\n", in, s.error);
-    convert_sink_free(&s);
 }
 
 int main(int argc, char **argv)

@@ -47,7 +47,9 @@ while read -r i f rest; do
     [ -z "$rest" ] || continue
     [ "$(wc -c < "$f")" -gt "$SAMPLE_BYTES" ] && sampled=$((sampled + 1))
     for to in json perfetto; do
-        echo "$to $tmp/$i.orig $tmp/$i.$to.cat $f" >> "$list"
+        ahead=
+        [ -e "$tmp/$i.$to.ahead" ] && ahead=" ahead"
+        echo "$to $tmp/$i.orig $tmp/$i.$to.cat $f$ahead" >> "$list"
     done
 done < "$tmp/done"
 

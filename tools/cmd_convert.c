@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli_input.h"
@@ -261,10 +262,32 @@ static uint64_t text_guard(void *user, const split_pieces *sp)
     return lim > o ? lim - o : 0;
 }
 
+static int regular_file(const char *path)
+{
+    struct stat sb;
+    return path && strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* A conversion to Perfetto whose events named stack frames defined only
+ * after them (a JSON trace's stackFrames object after its traceEvents,
+ * as Chrome and catapult write it) runs again, the frames known ahead,
+ * when both the input and the output are regular files: a stream cannot
+ * look ahead, but a file can be read twice (doc/convert.md). */
+static int second_pass_wanted(const convert_sink *sink, const cli_options *opt,
+                              const char *path, const char *prefix)
+{
+    return sink->to == CONVERT_TO_PERFETTO && !prefix && !sink->frames_ahead &&
+           sink->sf_missing && sink->frames_late && regular_file(opt->path) &&
+           regular_file(path);
+}
+
 /* Shared by convert and split: runs the parse into the sink. */
 int convert_run(const cli_options *opt, const char *path, const char *prefix,
                 uint64_t max_bytes)
 {
+    cvp_stacks *ahead = NULL; /* the first pass's frames, for the second */
+    uint64_t first_pass_missing = 0;
+again:;
     convert_sink sink;
     cli_input in;
     memset(&in, 0, sizeof in);
@@ -283,6 +306,9 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
     }
     if (opt->max_frame_bytes > 0)
         sink.max_frame_bytes = (uint64_t)opt->max_frame_bytes;
+    if (ahead)
+        convert_sink_preload_frames(&sink, ahead);
+    ahead = NULL;
     run_ctx r = {.opt = opt, .prefix = prefix, .sink = &sink};
     guard_ctx g = {&in, &sink, &r.mode};
     r.g = &g;
@@ -300,8 +326,11 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
                              .on_fxt_record = prefix ? on_fxt_record : NULL,
                              .on_blob = prefix ? on_blob : NULL,
                              .on_ftrace_line = prefix ? on_ftrace_line : NULL};
-    int rc = cli_input_run_hooks(&in, opt, !to_stdout || !isatty(STDOUT_FILENO),
-                                 on_event, &hooks, &r);
+    /* the second pass's warnings are the first's: said once */
+    cli_options quiet_opt = *opt;
+    quiet_opt.quiet = 1;
+    int rc = cli_input_run_hooks(&in, sink.frames_ahead ? &quiet_opt : opt,
+                                 !to_stdout || !isatty(STDOUT_FILENO), on_event, &hooks, &r);
     int close_rc = 0;
     if (rc != EXIT_USAGE && r.mode == MODE_FXT && !r.failed &&
         split_fxt_finish(r.fxt, input_decoded(&in)) != 0)
@@ -320,6 +349,23 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         close_rc = convert_sink_close(&sink); /* (a split of an input that
                                                  fails before its first
                                                  event writes no piece) */
+    if (rc == 0 && close_rc == 0 && !sink.failed && !r.failed &&
+        second_pass_wanted(&sink, opt, path, prefix)) {
+        ahead = convert_sink_take_frames(&sink);
+        first_pass_missing = sink.sf_missing;
+        if (in.parser) {
+            tread_stats s;
+            tread_get_stats(in.parser, &s);
+            diag_warning_summary(&in.diag, s.warnings);
+        }
+        convert_sink_free(&sink);
+        cli_input_done(&in);
+        if (!opt->quiet)
+            fprintf(stderr, "tread: note: %llu events name stack frames defined after "
+                    "them: converting again with the definitions known (a second pass "
+                    "over the input)\n", (unsigned long long)first_pass_missing);
+        goto again;
+    }
     int output_failed = sink.failed || r.failed;
     if (sink.failed || r.failed) {
         diag_error(&in.diag, "%s: %s", tread_error_name(TREAD_ERROR_IO),
@@ -373,10 +419,18 @@ int convert_run(const cli_options *opt, const char *path, const char *prefix,
         fprintf(stderr, "tread: warning: %llu stack frame references are not in the "
                 "piece that uses them (the frame is defined after that piece, or "
                 "nowhere)\n", (unsigned long long)frame_table_unresolved(sink.frames));
-    if (sink.sf_missing && !output_failed)
-        fprintf(stderr, "tread: warning: %llu events name a stack frame (sf) no "
-                "definition before them gives: written without their stack\n",
+    if (sink.sf_missing && !output_failed && sink.frames_ahead)
+        fprintf(stderr, "tread: warning: %llu events name a stack frame (sf) the "
+                "input does not define: written without their stack\n",
                 (unsigned long long)sink.sf_missing);
+    else if (sink.sf_missing && !output_failed)
+        fprintf(stderr, "tread: warning: %llu events name a stack frame (sf) no "
+                "definition before them gives: written without their stack%s\n",
+                (unsigned long long)sink.sf_missing,
+                sink.frames_late && !prefix
+                    ? " (the definitions come later: with the input and the output "
+                      "regular files, tread converts twice to carry them)"
+                    : "");
     /* (a container split as text writes through both) */
     uint64_t oversized = (sink.sp ? split_pieces_oversized(sink.sp) : 0) +
                          (r.sp ? split_pieces_oversized(r.sp) : 0);

@@ -24,6 +24,8 @@ typedef struct cvp_frame {
     size_t id_len, name_len, cat_len, src_len, parent_len;
     int has_name, has_cat, has_src, has_parent, has_line, has_pc;
     int used;                  /* in a callstack written */
+    int ahead;                 /* held by cvp_stacks_rewind, not yet met
+                                  again in this pass */
     int64_t line;
     uint64_t rel_pc;
     uint64_t gen, iid;         /* interned as this iid in generation gen */
@@ -104,6 +106,24 @@ static char *put(char **o, tread_str s, size_t *len)
     return at;
 }
 
+static int same_str(const char *s, size_t n, tread_str t)
+{
+    return n == t.len && (n == 0 || memcmp(s, t.ptr, n) == 0);
+}
+
+/* Does ev define f again, field for field? */
+static int same_definition(const cvp_frame *f, const tread_event *ev, tread_str name,
+                           tread_str cat, tread_str parent, tread_str src, int has_src,
+                           int has_line, int64_t line, int has_pc, uint64_t pc)
+{
+    return f->has_name == (ev->name.ptr != NULL) && same_str(f->name, f->name_len, name) &&
+           f->has_cat == (ev->cat.ptr != NULL) && same_str(f->cat, f->cat_len, cat) &&
+           f->has_parent == (ev->parent.ptr != NULL && ev->parent.len > 0) &&
+           same_str(f->parent, f->parent_len, parent) && f->has_src == has_src &&
+           same_str(f->src, f->src_len, src) && f->has_line == has_line &&
+           (!has_line || f->line == line) && f->has_pc == has_pc && (!has_pc || f->rel_pc == pc);
+}
+
 int cvp_stacks_define(cvp_stacks *st, const tread_event *ev)
 {
     static const tread_str none = {"", 0};
@@ -126,6 +146,12 @@ int cvp_stacks_define(cvp_stacks *st, const tread_event *ev)
     size_t bytes = sizeof(cvp_frame) + id.len + name.len + cat.len + parent.len + src.len + 5;
     size_t pos = 0;
     cvp_frame *old = find(st, id.ptr, id.len, &pos);
+    if (old && old->ahead) {
+        old->ahead = 0;
+        if (same_definition(old, ev, name, cat, parent, src, has_src, has_line, line, has_pc,
+                            pc))
+            return 0; /* the definition held ahead of its events, met again */
+    }
     if (st->bytes - (old ? old->bytes : 0) + bytes > st->max_bytes)
         return 1;
     cvp_frame *f = malloc(bytes);
@@ -299,6 +325,16 @@ void cvp_stacks_reset(cvp_stacks *st)
 {
     st->gen++;
     st->next_iid = 1;
+}
+
+void cvp_stacks_rewind(cvp_stacks *st)
+{
+    cvp_stacks_reset(st);
+    st->unused_replaced = 0;
+    for (size_t i = 0; i < st->n; i++) {
+        st->v[i]->used = 0;
+        st->v[i]->ahead = 1;
+    }
 }
 
 uint64_t cvp_stacks_unused(const cvp_stacks *st)

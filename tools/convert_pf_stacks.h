@@ -53,6 +53,12 @@ uint64_t cvp_stacks_interned(const cvp_stacks *st);
  * again. */
 void cvp_stacks_reset(cvp_stacks *st);
 
+/* For a second pass over the same input: the definitions held (all of
+ * the first pass's) are known ahead of the events that name them; each
+ * met again, the same, is kept as it is (a different one replaces it);
+ * nothing is interned or used yet. */
+void cvp_stacks_rewind(cvp_stacks *st);
+
 /* Definitions no callstack written used (held now, or replaced). */
 uint64_t cvp_stacks_unused(const cvp_stacks *st);
 

@@ -360,6 +360,8 @@ static int perfetto_event(convert_sink *s, const tread_event *ev)
             return fail_msg(s, s->cp.error);
         if (rc == 1)
             lose(s, CONVERT_LOSS_FRAME_LIMIT, ev);
+        else if (s->sf_missing)
+            s->frames_late++;
         return 0;
     }
     if (!convert_perfetto_wanted(ev)) {
@@ -413,6 +415,21 @@ int convert_sink_event(convert_sink *s, const tread_event *ev)
     if (!s->created && !s->sp && start(s, ev->format) != 0)
         return -1;
     return s->to == CONVERT_TO_JSON ? json_event(s, ev) : perfetto_event(s, ev);
+}
+
+cvp_stacks *convert_sink_take_frames(convert_sink *s)
+{
+    cvp_stacks *st = s->cp.stacks;
+    s->cp.stacks = NULL;
+    return st;
+}
+
+void convert_sink_preload_frames(convert_sink *s, cvp_stacks *st)
+{
+    cvp_stacks_free(s->cp.stacks);
+    cvp_stacks_rewind(st);
+    s->cp.stacks = st;
+    s->frames_ahead = 1;
 }
 
 int convert_sink_close(convert_sink *s)

@@ -94,6 +94,11 @@ typedef struct convert_sink {
     uint64_t sf_missing;       /* Perfetto: events whose sf named no frame
                                   defined before them */
     uint64_t frames_unused;    /* Perfetto: definitions counted unused */
+    uint64_t frames_late;      /* Perfetto: definitions held after an
+                                  event's sf named none (a second pass
+                                  would give it its stack) */
+    int frames_ahead;          /* Perfetto: the definitions are the first
+                                  pass's (convert_sink_preload_frames) */
     uint64_t repeated;         /* metadata records repeated in a piece */
     uint64_t lost[CONVERT_LOSS_COUNT_][TREAD_EVENT_KIND_COUNT_];
     uint64_t lost_total;
@@ -112,6 +117,16 @@ int convert_sink_event(convert_sink *s, const tread_event *ev);
 
 /* Ends the output (footer, flush, close). 0 or -1. */
 int convert_sink_close(convert_sink *s);
+
+/* Perfetto: the stack frame definitions the conversion held, taken out
+ * of the sink (before convert_sink_free) for a second pass: NULL when
+ * none. */
+cvp_stacks *convert_sink_take_frames(convert_sink *s);
+
+/* Perfetto, after open and before the first event: the definitions of a
+ * first pass over the same input, so that an event before its frames'
+ * definitions gets its stack (cvp_stacks_rewind). The sink owns st. */
+void convert_sink_preload_frames(convert_sink *s, cvp_stacks *st);
 
 /* Prints what was left out, by reason and kind, to fp (one line each,
  * "tread: left out N KIND events: REASON"). */

@@ -142,5 +142,48 @@ check "a definition no stack uses is a counted loss" \
     grep -q "left out 1 stack_frame events: stack frame definitions no event's stack uses" "$tmp/err"
 "$TREAD" convert -q --strict --to perfetto "$tmp/unused.json" "$tmp/unused.pftrace" 2> /dev/null
 check "an error with --strict" [ $? -eq 1 ]
+# stack frames defined after the events that name them (a stackFrames
+# object after traceEvents, as Chrome's and catapult's exporters write
+# it): to a file from a file, converted twice, the frames known ahead;
+# through a pipe, each such event is counted, with the reason
+python3 - "$tmp/sf.json" "$tmp/late.json" <<'PY'
+import sys
+s = open(sys.argv[1]).read()
+frames = s[s.index('"stackFrames"'):s.index('"traceEvents"')].rstrip().rstrip(',')
+events = s[s.index('"traceEvents"'):s.rindex('}')]
+open(sys.argv[2], 'w').write('{' + events.rstrip() + ',\n' + frames + '}\n')
+PY
+"$TREAD" convert --to perfetto "$tmp/late.json" "$tmp/late.pftrace" 2> "$tmp/err"
+check "late frames: converts" [ $? -eq 0 ]
+check "late frames: a second pass, said" \
+    grep -q 'note: 6 events name stack frames defined after them: converting again' "$tmp/err"
+check "late frames: only the sf defined nowhere is counted, as such" \
+    sh -c 'grep -q "1 events name a stack frame (sf) the input does not define" "$1" &&
+           [ "$(grep -c "events name a stack frame" "$1")" -eq 1 ]' _ "$tmp/err"
+check "late frames: no definition counted unused" sh -c '! grep -q "stack_frame" "$1"' _ "$tmp/err"
+"$TREAD" cat -q "$tmp/late.pftrace" | stacks > "$tmp/got"
+check "late frames: each event's stack reads back" cmp -s "$tmp/want" "$tmp/got"
+"$TREAD" convert --to perfetto "$tmp/late.json" - 2> "$tmp/err" > "$tmp/late_pipe.pftrace"
+check "late frames to standard output: counted, with the reason" \
+    grep -q '6 events name a stack frame (sf) no definition before them gives: written without their stack (the definitions come later' "$tmp/err"
+check "late frames to standard output: a single pass" sh -c '! grep -q "converting again" "$1"' _ "$tmp/err"
+check "late frames to standard output: the definitions are unused" \
+    grep -q 'left out 3 stack_frame events' "$tmp/err"
+"$TREAD" convert --to perfetto - "$tmp/late_in.pftrace" < "$tmp/late.json" 2> "$tmp/err"
+check "late frames from standard input: a single pass" \
+    sh -c '! grep -q "converting again" "$1" && grep -q "6 events name a stack frame" "$1"' _ "$tmp/err"
+"$TREAD" convert -q --to perfetto "$tmp/late.json" "$tmp/late.pftrace" 2> "$tmp/err"
+check "late frames, -q: no note" sh -c '! grep -q "note:" "$1"' _ "$tmp/err"
+# the input's warnings are said once, not once a pass
+printf '%s\n' '{"traceEvents":[{"ph":"i","name":"x","pid":1,"tid":1,"ts":1,"sf":"2"},' \
+    '{"ph":"i","name":"y","pid":1,"tid":1,"ts":"soon"}],' \
+    '"stackFrames":{"1":{"name":"a"},"2":{"name":"b","parent":"1"}}}' > "$tmp/latew.json"
+"$TREAD" convert --to perfetto "$tmp/latew.json" "$tmp/latew.pftrace" 2> "$tmp/err"
+check "late frames: the input's warning said once" \
+    [ "$(grep -c 'warning: bad_field' "$tmp/err")" -eq 1 ]
+check "late frames: and the stack carried" \
+    [ "$("$TREAD" cat -q "$tmp/latew.pftrace" | grep -c '"kind":"stack_frame"')" -eq 2 ]
+"$TREAD" convert -q --strict --to perfetto "$tmp/late.json" "$tmp/late.pftrace" 2> /dev/null
+check "late frames with --strict: the second pass decides (no loss: 0)" [ $? -eq 0 ]
 
 [ "$failures" -eq 0 ]
