@@ -497,15 +497,27 @@ static int on_event(void *user, const tread_event *ev)
     return convert_sink_event(user, ev) != 0;
 }
 
+/* What a whole conversion to Perfetto says of stacks (the second pass of
+ * cmd_convert.c: frames defined after the events that name them). */
+typedef struct stack_pass {
+    cvp_stacks *ahead;   /* in: the first pass's frames (taken); out: the
+                            frames for a second pass, when one is wanted */
+    uint64_t sf_missing; /* out */
+} stack_pass;
+
 /* Converts the trace into path (whole) or prefix-NNNNN pieces. Returns
  * the pieces written (1 for whole), or 0 when the sink failed (out of
  * memory or a limit: a clean refusal, nothing to check). */
 static unsigned convert(const uint8_t *data, size_t size, convert_to to, const char *path,
-                        const char *prefix, uint64_t max_bytes)
+                        const char *prefix, uint64_t max_bytes, stack_pass *sp)
 {
     convert_sink s;
     if (convert_sink_open(&s, to, path, prefix, max_bytes, CONVERT_PF_MAX_INTERNED_DEFAULT) != 0)
         fuzz_fail("convert_sink_open fails on a scratch file");
+    if (sp && sp->ahead)
+        convert_sink_preload_frames(&s, sp->ahead);
+    if (sp)
+        sp->ahead = NULL;
     tread_parser *p = tread_parser_create(NULL);
     if (!p)
         abort();
@@ -521,8 +533,50 @@ static unsigned convert(const uint8_t *data, size_t size, convert_to to, const c
     int close_rc = convert_sink_close(&s);
     unsigned pieces = s.prefix && s.sp ? (unsigned)split_pieces_count(s.sp) : 1;
     int failed = s.failed || close_rc != 0;
+    if (sp && !failed) {
+        sp->sf_missing = s.sf_missing;
+        if (s.sf_missing && s.frames_late && !s.frames_ahead)
+            sp->ahead = convert_sink_take_frames(&s);
+    }
     convert_sink_free(&s);
     return failed ? 0 : pieces;
+}
+
+/* The second pass `tread convert` makes when frames came after the events
+ * naming them: the same events (facts aside: it adds stack frames), read
+ * back without a warning, and no more sf left without a stack. */
+static void second_pass(const uint8_t *data, size_t size, const char *whole, stack_pass *sp)
+{
+    char again[160];
+    snprintf(again, sizeof again, "%s.again", whole);
+    uint64_t first_missing = sp->sf_missing;
+    if (!convert(data, size, CONVERT_TO_PERFETTO, again, NULL, 0, sp)) {
+        unlink(again);
+        return; /* a limit refused it: nothing to check */
+    }
+    if (sp->ahead)
+        fuzz_fail("a second pass wants a third");
+    if (sp->sf_missing > first_missing)
+        fuzz_fail("the second pass leaves more sf without their stack");
+    digests a, b;
+    digests_init(&a);
+    digests_init(&b);
+    a.strict = b.strict = 1;
+    a.unknown_ok = b.unknown_ok = input_unknown;
+    read_back(whole, TREAD_FORMAT_PERFETTO, &a, 0);
+    read_back(again, TREAD_FORMAT_PERFETTO, &b, 0);
+    size_t na = 0, nb = 0;
+    for (size_t i = 0; i < a.n; i++)
+        na += !a.fact[i];
+    for (size_t i = 0; i < b.n; i++)
+        nb += !b.fact[i];
+    if (na != nb) {
+        fprintf(stderr, "fuzz_convert: %zu events in one pass, %zu in two\n", na, nb);
+        fuzz_fail("the second pass changes the events written");
+    }
+    digests_free(&a);
+    digests_free(&b);
+    unlink(again);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -672,8 +726,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(whole, sizeof whole, "%s/whole.%s", dir, ext);
     snprintf(prefix, sizeof prefix, "%s/piece", dir);
 
-    unsigned n_whole = convert(data, size, to, whole, NULL, 0);
-    unsigned n_pieces = convert(data, size, to, NULL, prefix, max_bytes);
+    stack_pass sp = {NULL, 0};
+    unsigned n_whole = convert(data, size, to, whole, NULL, 0, &sp);
+    if (n_whole && sp.ahead)
+        second_pass(data, size, whole, &sp);
+    unsigned n_pieces = convert(data, size, to, NULL, prefix, max_bytes, NULL);
     if (n_whole && n_pieces) {
         digests w, s;
         digests_init(&w);
