@@ -361,9 +361,10 @@ again:;
         convert_sink_free(&sink);
         cli_input_done(&in);
         if (!opt->quiet)
-            fprintf(stderr, "tread: note: %llu events name stack frames defined after "
-                    "them: converting again with the definitions known (a second pass "
-                    "over the input)\n", (unsigned long long)first_pass_missing);
+            fprintf(stderr, "tread: note: stack frames are defined after events that "
+                    "name them (%llu events name frames not defined before them): "
+                    "converting again with the definitions known (a second pass over "
+                    "the input)\n", (unsigned long long)first_pass_missing);
         goto again;
     }
     int output_failed = sink.failed || r.failed;

@@ -156,7 +156,7 @@ PY
 "$TREAD" convert --to perfetto "$tmp/late.json" "$tmp/late.pftrace" 2> "$tmp/err"
 check "late frames: converts" [ $? -eq 0 ]
 check "late frames: a second pass, said" \
-    grep -q 'note: 6 events name stack frames defined after them: converting again' "$tmp/err"
+    grep -q 'note: stack frames are defined after events that name them (6 events name frames not defined before them): converting again' "$tmp/err"
 check "late frames: only the sf defined nowhere is counted, as such" \
     sh -c 'grep -q "1 events name a stack frame (sf) the input does not define" "$1" &&
            [ "$(grep -c "events name a stack frame" "$1")" -eq 1 ]' _ "$tmp/err"
