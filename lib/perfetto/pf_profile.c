@@ -39,7 +39,15 @@ enum {
     IN_SOURCE_PATHS = 18,
     IN_MAPPINGS = 19,
     IN_SS_TASK_CONTEXTS = 48,
-    IN_SS_EXECUTION_CONTEXTS = 49
+    IN_SS_EXECUTION_CONTEXTS = 49,
+    IN_SS_COUNTER_DESCRIPTORS = 50
+};
+
+/* StackSample and StackSampleDefaults fields */
+enum {
+    SS_TASK = 1, SS_TASK_IID = 2, SS_EXEC = 3, SS_EXEC_IID = 4, SS_PRIMARY = 9,
+    SS_PRIMARY_IID = 10, SS_FOLLOWERS = 12, SS_FOLLOWER_IIDS = 13,
+    SSD_SOURCE = 1, SSD_PRIMARY = 2, SSD_FOLLOWERS = 3
 };
 
 /* Pseudo-namespace of the sequence's store: a callstack iid's leaf hash
@@ -77,7 +85,7 @@ typedef struct pf_prof {
     size_t packet_frames;      /* callsites this packet defined */
     uint64_t n_perf, n_perf_skipped, n_perf_records_lost, n_perf_producer;
     uint64_t n_streaming, n_frames, n_not_kept, n_truncated, n_bad;
-    uint64_t n_te_callstacks, n_stack;
+    uint64_t n_te_callstacks, n_stack, n_stack_resolved;
 } pf_prof;
 
 /* ---- state -------------------------------------------------------------- */
@@ -920,6 +928,169 @@ static const unsigned char *sample_context(pf_decoder *d, pf_seq *s, int interne
     return e->msg;
 }
 
+/* ---- a StackSample's args, its references resolved ---------------------- */
+
+static void put_varint(unsigned char **o, uint64_t v)
+{
+    while (v >= 0x80) {
+        *(*o)++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *(*o)++ = (unsigned char)v;
+}
+
+/* Appends field num (LEN) holding n bytes at p to b (reserved by the
+ * caller: n + 20). */
+static void put_len_field(tread_buf *b, uint32_t num, const unsigned char *p, size_t n)
+{
+    unsigned char *o = b->data + b->len;
+    put_varint(&o, ((uint64_t)num << 3) | PF_WIRE_LEN);
+    put_varint(&o, n);
+    if (n)
+        memcpy(o, p, n);
+    b->len = (size_t)(o - b->data) + n;
+}
+
+/* What resolving a StackSample's references needs. */
+typedef struct ss_resolve {
+    const unsigned char *task, *exec; /* the interned contexts (NULL: not
+                                         interned, or missed) */
+    size_t task_len, exec_len;
+    int has_primary, has_followers;   /* the sample names its own */
+} ss_resolve;
+
+/* The sample's bytes again, each interned reference (a task or execution
+ * context, a counter descriptor) replaced by the message it names, as
+ * the field the message's oneof has for it inline, and the sequence's
+ * stack_sample_defaults' descriptors added where the sample has none:
+ * what the sample means, readable in its args in the schema's own shape.
+ * Into the packet's scratch: 1 (at, *n), 0 nothing to resolve (or over
+ * max_event_bytes: warned), -1 out of memory. */
+static int resolve_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char *m,
+                          size_t len, const ss_resolve *rs, size_t *at, size_t *n, uint64_t off)
+{
+    const unsigned char *def = s ? s->ss_defaults : NULL;
+    size_t def_len = s ? s->ss_defaults_len : 0;
+    /* the size first (nothing to do: nothing written) */
+    size_t need = 0;
+    int refs = 0;
+    pf_reader r;
+    pf_field f;
+    pf_reader_init(&r, m, len);
+    while (pf_next(&r, &f) == PF_OK) {
+        if (f.num == SS_TASK_IID && rs->task)
+            refs = 1, need += rs->task_len + 20;
+        else if (f.num == SS_EXEC_IID && rs->exec)
+            refs = 1, need += rs->exec_len + 20;
+        else if ((f.num == SS_PRIMARY_IID && f.wire == PF_WIRE_VARINT) ||
+                 f.num == SS_FOLLOWER_IIDS) {
+            refs = 1;
+            need += 20 + (f.wire == PF_WIRE_LEN ? 20 * f.len : 0);
+        }
+    }
+    if (def && (!rs->has_primary || !rs->has_followers))
+        refs = 1, need += 2 * def_len + 40;
+    if (!refs)
+        return 0;
+    /* resolved descriptors are bounded by what the store holds; the whole
+     * by max_event_bytes, past which the sample keeps its own bytes */
+    size_t max = d->p->max_event_bytes;
+    size_t start = y->scratch.len;
+    if (tread_buf_reserve(&y->scratch, len + need))
+        return nomem(d, off);
+    tread_buf *b = &y->scratch;
+    pf_reader_init(&r, m, len);
+    const unsigned char *fs = r.p;
+    while (pf_next(&r, &f) == PF_OK) {
+        const unsigned char *fe = r.p;
+        const pf_entry *e = NULL;
+        if (f.num == SS_TASK_IID && rs->task) {
+            put_len_field(b, SS_TASK, rs->task, rs->task_len);
+        } else if (f.num == SS_EXEC_IID && rs->exec) {
+            put_len_field(b, SS_EXEC, rs->exec, rs->exec_len);
+        } else if (f.num == SS_PRIMARY_IID && f.wire == PF_WIRE_VARINT &&
+                   (e = pf_seq_find(s, IN_SS_COUNTER_DESCRIPTORS, f.v)) && e->msg) {
+            if (tread_buf_reserve(b, e->len + 20))
+                return nomem(d, off);
+            put_len_field(b, SS_PRIMARY, e->msg, e->len);
+        } else if (f.num == SS_FOLLOWER_IIDS &&
+                   (f.wire == PF_WIRE_VARINT || f.wire == PF_WIRE_LEN)) {
+            /* each iid: its descriptor, or the iid again (unpacked) */
+            pf_reader pr;
+            pf_reader_init(&pr, f.data, f.len);
+            uint64_t v = f.v;
+            int one = f.wire == PF_WIRE_VARINT;
+            for (;;) {
+                if (!one && (pr.p >= pr.end || pf_varint(&pr.p, pr.end, &v) != PF_OK))
+                    break;
+                e = pf_seq_find(s, IN_SS_COUNTER_DESCRIPTORS, v);
+                if (e && e->msg) {
+                    if (tread_buf_reserve(b, e->len + 20))
+                        return nomem(d, off);
+                    put_len_field(b, SS_FOLLOWERS, e->msg, e->len);
+                } else {
+                    if (tread_buf_reserve(b, 22))
+                        return nomem(d, off);
+                    unsigned char *o = b->data + b->len;
+                    put_varint(&o, ((uint64_t)SS_FOLLOWER_IIDS << 3) | PF_WIRE_VARINT);
+                    put_varint(&o, v);
+                    b->len = (size_t)(o - b->data);
+                }
+                if (one || b->len - start > max)
+                    break;
+            }
+        } else {
+            if (tread_buf_reserve(b, (size_t)(fe - fs)))
+                return nomem(d, off);
+            memcpy(b->data + b->len, fs, (size_t)(fe - fs));
+            b->len += (size_t)(fe - fs);
+        }
+        if (b->len - start > max)
+            break;
+        fs = fe;
+    }
+    pf_reader dr;
+    pf_field df;
+    pf_reader_init(&dr, def, def_len);
+    while (def && b->len - start <= max && pf_next(&dr, &df) == PF_OK) {
+        if (df.wire != PF_WIRE_LEN || !((df.num == SSD_PRIMARY && !rs->has_primary) ||
+                                         (df.num == SSD_FOLLOWERS && !rs->has_followers)))
+            continue;
+        if (tread_buf_reserve(b, df.len + 20))
+            return nomem(d, off);
+        put_len_field(b, df.num == SSD_PRIMARY ? SS_PRIMARY : SS_FOLLOWERS, df.data, df.len);
+    }
+    if (b->len - start > max) {
+        b->len = start;
+        tread__warn(d->p, TREAD_WARN_LIMIT, off,
+                    "stack sample: its descriptors resolved would be over %zu bytes "
+                    "(max_event_bytes): its args keep its own bytes", max);
+        return 0;
+    }
+    *at = start;
+    *n = b->len - start;
+    return 1;
+}
+
+/* The sequence's stack_sample_defaults' source (what made the samples):
+ * 1 with *src, else 0. */
+static int defaults_source(const pf_seq *s, tread_str *src)
+{
+    if (!s || !s->ss_defaults)
+        return 0;
+    pf_reader r;
+    pf_field f;
+    int found = 0;
+    pf_reader_init(&r, s->ss_defaults, s->ss_defaults_len);
+    while (pf_next(&r, &f) == PF_OK)
+        if (f.num == SSD_SOURCE && f.wire == PF_WIRE_LEN) {
+            src->ptr = (const char *)f.data;
+            src->len = f.len;
+            found = 1;
+        }
+    return found;
+}
+
 /* StackSample (stack_sample.proto; as trace_processor's StackSampleModule
  * reads it): the thread from its task context (pid, tid), the cpu from
  * its execution context, the callstack inline or interned, the primary
@@ -935,10 +1106,20 @@ static int stack_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned cha
     size_t task_len = 0, exec_len = 0, inl_len = 0;
     int task_iid = 0, exec_iid = 0, has_cs = 0, has_weight = 0;
     uint64_t task_v = 0, exec_v = 0, cs = 0, weight = 0;
+    ss_resolve rs;
+    memset(&rs, 0, sizeof rs);
     pf_reader_init(&r, m, len);
     while ((rc = pf_next(&r, &f)) == PF_OK) {
         /* (each oneof: the last of its fields wins) */
         switch (f.num) {
+        case SS_PRIMARY:
+        case SS_PRIMARY_IID:
+            rs.has_primary = 1;
+            break;
+        case SS_FOLLOWERS:
+        case SS_FOLLOWER_IIDS:
+            rs.has_followers = 1;
+            break;
         case 1:
             if (f.wire == PF_WIRE_LEN)
                 task = f.data, task_len = f.len, task_iid = 0;
@@ -981,6 +1162,8 @@ static int stack_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned cha
         const unsigned char *t = sample_context(d, s, task_iid, task_v, IN_SS_TASK_CONTEXTS, task,
                                                 &n, off, "stack sample task context");
         unresolved = !t;
+        if (t && task_iid)
+            rs.task = t, rs.task_len = n;
         if (t) {
             pf_reader_init(&r, t, n);
             while ((rc = pf_next(&r, &f)) == PF_OK) {
@@ -999,6 +1182,8 @@ static int stack_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned cha
         size_t n = exec_len;
         const unsigned char *x = sample_context(d, s, exec_iid, exec_v, IN_SS_EXECUTION_CONTEXTS,
                                                 exec, &n, off, "stack sample execution context");
+        if (x && exec_iid)
+            rs.exec = x, rs.exec_len = n;
         if (x) {
             pf_reader_init(&r, x, n);
             while ((rc = pf_next(&r, &f)) == PF_OK)
@@ -1020,6 +1205,15 @@ static int stack_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned cha
     find_types(y);
     if (y->t_stack)
         ev->args = tread_perfetto_args(y->t_stack, m, len);
+    size_t qi = (size_t)(q - d->q), at = 0, n = 0;
+    int rr = y->t_stack ? resolve_sample(d, y, s, m, len, &rs, &at, &n, off) : 0;
+    if (rr < 0 || (rr > 0 && add_fix(d, y, qi, FIX_ARGS, at, n, off)))
+        return -1;
+    y->n_stack_resolved += rr > 0;
+    tread_str src;
+    if (defaults_source(s, &src) &&
+        (put_bytes(d, y, src.ptr, src.len, &at, off) || add_fix(d, y, qi, FIX_CAT, at, src.len, off)))
+        return -1;
     return 0;
 }
 
@@ -1183,6 +1377,7 @@ size_t pf_profile_counters(const pf_decoder *d, tread_counter *out, size_t max, 
     n = tread__counter_put(out, max, n, "perf_producer_events", y->n_perf_producer);
     n = tread__counter_put(out, max, n, "streaming_profile_samples", y->n_streaming);
     n = tread__counter_put(out, max, n, "stack_samples", y->n_stack);
+    n = tread__counter_put(out, max, n, "stack_samples_resolved", y->n_stack_resolved);
     n = tread__counter_put(out, max, n, "track_event_callstacks", y->n_te_callstacks);
     n = tread__counter_put(out, max, n, "stack_frames_defined", y->n_frames);
     n = tread__counter_put(out, max, n, "stack_frames_not_kept", y->n_not_kept);

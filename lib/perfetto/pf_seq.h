@@ -63,6 +63,9 @@ struct pf_seq {
     uint64_t default_track;
     pf_u64list default_extra[2]; /* extra_counter_track_uuids, and the
                                     extra_double_ ones, parsed once */
+    const unsigned char *ss_defaults; /* stack_sample_defaults (a
+                                    StackSampleDefaults, in the arena) */
+    size_t ss_defaults_len;
     /* ThreadDescriptor of the sequence (legacy thread-bound events) */
     int has_thread;
     int64_t pid, tid;

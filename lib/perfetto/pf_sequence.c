@@ -98,6 +98,8 @@ void pf_seq_clear(pf_decoder *d, pf_seq *s)
 {
     seq_free_store(d, s);
     s->has_default_clock = s->has_default_track = 0;
+    s->ss_defaults = NULL;
+    s->ss_defaults_len = 0;
     for (int i = 0; i < 2; i++)
         s->default_extra[i].n = 0, s->default_extra[i].present = 0;
     s->valid = 1;
@@ -314,6 +316,8 @@ int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size
 {
     /* parsed once here: what events need of it is kept in the sequence */
     s->has_default_clock = s->has_default_track = 0;
+    s->ss_defaults = NULL;
+    s->ss_defaults_len = 0;
     for (int i = 0; i < 2; i++)
         s->default_extra[i].n = 0, s->default_extra[i].present = 0;
     pf_reader r;
@@ -339,6 +343,14 @@ int pf_seq_set_defaults(pf_decoder *d, pf_seq *s, const unsigned char *msg, size
                                     "type: ignored");
                 }
             }
+        } else if (f.num == 100 && f.wire == PF_WIRE_LEN) {
+            /* stack_sample_defaults: kept whole, read by pf_profile.c
+             * (in the arena: counted, freed with the interned state) */
+            unsigned char *copy = arena_put(d, s, f.data, f.len, off);
+            if (!copy)
+                return -1;
+            s->ss_defaults = copy;
+            s->ss_defaults_len = f.len;
         }
     }
     return 0;

@@ -23,6 +23,9 @@ typedef struct cev {
     int has_rel_pc, has_src, has_line, has_weight;
     int has_iid_arg;           /* a "callstack_iid" arg */
     char cs1[32];              /* the "callstack.1.function_name" arg */
+    /* a StackSample's resolved args ("" / -1: absent) */
+    char prim[32], fol0[32], fol1[32];
+    int64_t task_pid, exec_cpu, fiid0;
 } cev;
 
 typedef struct coll {
@@ -83,6 +86,24 @@ static int on_event(void *user, const tread_event *ev)
             cpy_arg(x->cs1, sizeof x->cs1, a.v.s);
         if (tread_args_find(&ev->args, "primary_weight", 14, &a) && a.type == TREAD_ARG_INT)
             x->has_weight = 1, x->weight = a.v.i;
+        if (tread_args_find(&ev->args, "primary_descriptor.name", 23, &a) &&
+            a.type == TREAD_ARG_STRING)
+            cpy_arg(x->prim, sizeof x->prim, a.v.s);
+        if (tread_args_find(&ev->args, "follower_descriptors.0.name", 27, &a) &&
+            a.type == TREAD_ARG_STRING)
+            cpy_arg(x->fol0, sizeof x->fol0, a.v.s);
+        if (tread_args_find(&ev->args, "follower_descriptors.1.name", 27, &a) &&
+            a.type == TREAD_ARG_STRING)
+            cpy_arg(x->fol1, sizeof x->fol1, a.v.s);
+        x->task_pid = x->exec_cpu = x->fiid0 = -1;
+        if (tread_args_find(&ev->args, "task_context.pid", 16, &a) && a.type == TREAD_ARG_INT)
+            x->task_pid = a.v.i;
+        if (tread_args_find(&ev->args, "execution_context.cpu", 21, &a) &&
+            a.type == TREAD_ARG_INT)
+            x->exec_cpu = a.v.i;
+        if (tread_args_find(&ev->args, "follower_descriptor_iids.0", 26, &a) &&
+            a.type == TREAD_ARG_INT)
+            x->fiid0 = a.v.i;
     }
     return 0;
 }
@@ -897,6 +918,157 @@ out:
     pb_free(&t);
 }
 
+/* A CounterDescriptor{iid, name, unit} (iid 0: none) into field num of m. */
+static void counter_desc(pb *m, uint32_t num, uint64_t iid, const char *name, uint64_t unit)
+{
+    size_t k = pb_begin(m, num);
+    if (iid)
+        pb_varint(m, 1, iid);
+    pb_string(m, 2, name);
+    if (unit)
+        pb_varint(m, 3, unit);
+    pb_end(m, k);
+}
+
+/* A packet on seq with InternedData in (may be NULL) and, when src,
+ * TracePacketDefaults{stack_sample_defaults{source, primary, followers}}. */
+static void ss_defaults_packet(pb *t, uint32_t seq, uint32_t flags, const pb *in, const char *src,
+                               const char *primary, const char *follower)
+{
+    size_t m = pb_begin(t, 1);
+    pb_varint(t, SEQ, seq);
+    if (flags)
+        pb_varint(t, FLAGS, flags);
+    if (in)
+        pb_msg(t, INTERNED, in);
+    if (src) {
+        size_t d = pb_begin(t, 59);
+        size_t s = pb_begin(t, 100);
+        pb_string(t, 1, src);
+        if (primary)
+            counter_desc(t, 2, 0, primary, 1);
+        if (follower)
+            counter_desc(t, 3, 0, follower, 5);
+        pb_end(t, s);
+        pb_end(t, d);
+    }
+    pb_end(t, m);
+}
+
+/* StackSample's references in its args: interned contexts and counter
+ * descriptors as the messages they name, the sequence's defaults where
+ * the sample has no descriptor of its own, their source as the category;
+ * a clear forgets the defaults; the limit on what resolving may add. */
+static void test_stack_sample_resolved(void)
+{
+    pb t, in, x;
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    pb_init(&in);
+    size_t m = pb_begin(&in, 48); /* task context 5: pid 200, tid 201 */
+    pb_varint(&in, 1, 5);
+    pb_varint(&in, 2, 200);
+    pb_varint(&in, 3, 201);
+    pb_end(&in, m);
+    m = pb_begin(&in, 49); /* execution context 6: cpu 4 */
+    pb_varint(&in, 1, 6);
+    pb_varint(&in, 2, 4);
+    pb_end(&in, m);
+    counter_desc(&in, 50, 1, "cycles", 2);
+    counter_desc(&in, 50, 2, "instructions", 3);
+    ss_defaults_packet(&t, 1, 2, &in, "python.wall", "wall-time", "faults");
+    pb_free(&in);
+    /* A: everything by iid, a follower iid never interned */
+    pb_init(&x);
+    pb_varint(&x, 2, 5);
+    pb_varint(&x, 4, 6);
+    pb_varint(&x, 10, 1);
+    pb_tag(&x, 13, 2);
+    pb_varint_raw(&x, 2);
+    pb_raw(&x, "\x02\x09", 2);
+    pb_varint(&x, 11, 10);
+    packet(&t, 1, 2, 1000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    /* B: a weight alone: the defaults' descriptors */
+    pb_init(&x);
+    pb_varint(&x, 11, 20);
+    packet(&t, 1, 2, 2000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    /* C: its own primary, inline; the defaults' follower */
+    pb_init(&x);
+    counter_desc(&x, 9, 0, "own", 0);
+    pb_varint(&x, 11, 30);
+    packet(&t, 1, 2, 3000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    /* D: after a clear the defaults are gone */
+    ss_defaults_packet(&t, 1, 1, NULL, NULL, NULL, NULL);
+    pb_init(&x);
+    pb_varint(&x, 11, 40);
+    packet(&t, 1, 2, 4000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+
+    coll c = {0};
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(count_kind(&c, TREAD_EVENT_SAMPLE), 4);
+    const cev *a = nth(&c, TREAD_EVENT_SAMPLE, 0), *b = nth(&c, TREAD_EVENT_SAMPLE, 1);
+    const cev *cc = nth(&c, TREAD_EVENT_SAMPLE, 2), *dd = nth(&c, TREAD_EVENT_SAMPLE, 3);
+    CHECK(a && b && cc && dd);
+    if (a && b && cc && dd) {
+        CHECK(a->task_pid == 200 && a->exec_cpu == 4);
+        CHECK(a->ev.pid == 200 && a->ev.tid == 201 && a->ev.cpu == 4);
+        CHECK_EQ_STR(a->prim, "cycles");
+        CHECK_EQ_STR(a->fol0, "instructions");
+        CHECK_EQ_STR(a->fol1, "");
+        CHECK_EQ_INT(a->fiid0, 9);
+        CHECK(a->has_weight && a->weight == 10);
+        CHECK_EQ_STR(a->cat, "python.wall");
+        CHECK_EQ_STR(b->prim, "wall-time");
+        CHECK_EQ_STR(b->fol0, "faults");
+        CHECK_EQ_STR(b->cat, "python.wall");
+        CHECK(b->task_pid == -1 && b->fiid0 == -1);
+        CHECK_EQ_STR(cc->prim, "own");
+        CHECK_EQ_STR(cc->fol0, "faults");
+        CHECK_EQ_STR(dd->prim, "");
+        CHECK_EQ_STR(dd->fol0, "");
+        CHECK_EQ_STR(dd->cat, "");
+        CHECK(!(dd->ev.cat.ptr && dd->ev.cat.len));
+    }
+    free(c.e);
+
+    /* what resolving adds is bounded by max_event_bytes: a sample naming
+     * one long descriptor 40 times keeps its own bytes, warned */
+    pb_free(&t);
+    pb_init(&t);
+    seq_start(&t, 1, 0);
+    pb_init(&in);
+    char longname[200];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = 0;
+    counter_desc(&in, 50, 3, longname, 0);
+    packet(&t, 1, 2, -1, &in, 0, NULL);
+    pb_free(&in);
+    pb_init(&x);
+    pb_tag(&x, 13, 2);
+    pb_varint_raw(&x, 40);
+    for (int i = 0; i < 40; i++)
+        pb_raw(&x, "\x03", 1);
+    packet(&t, 1, 2, 1000, NULL, STACK_SAMPLE, &x);
+    pb_free(&x);
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(parse_opt(&c, &t, TREAD_OPT_MAX_EVENT_BYTES, 4096), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_LIMIT], 1);
+    a = nth(&c, TREAD_EVENT_SAMPLE, 0);
+    CHECK(a && a->fol0[0] == 0 && a->fiid0 == 3); /* its own packed iids */
+    free(c.e);
+    memset(&c, 0, sizeof c);
+    CHECK_EQ_INT(parse(&c, &t), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_LIMIT], 0);
+    a = nth(&c, TREAD_EVENT_SAMPLE, 0);
+    CHECK(a && a->fol0[0] == 'n');
+    free(c.e);
+    pb_free(&t);
+}
+
 /* ---- malformed, chunks and stops ---------------------------------------- */
 
 static void test_malformed(void)
@@ -959,6 +1131,21 @@ static void test_equivalence(void)
         packet(&t, 2, 2, 9300 + i, NULL, STACK_SAMPLE, &ss);
         pb_free(&ss);
     }
+    /* a sample whose args are resolved (pf_profile.c resolve_sample) */
+    pb din;
+    pb_init(&din);
+    counter_desc(&din, 50, 4, "cycles", 2);
+    ss_defaults_packet(&t, 2, 2, &din, "src", "wall", "faults");
+    pb_free(&din);
+    for (int i = 0; i < 2; i++) {
+        pb ss;
+        pb_init(&ss);
+        if (i)
+            pb_varint(&ss, 10, 4);
+        pb_varint(&ss, 11, (uint64_t)i);
+        packet(&t, 2, 2, 9400 + i, NULL, STACK_SAMPLE, &ss);
+        pb_free(&ss);
+    }
     pb_free(&inl);
     dump ref;
     dump_init(&ref);
@@ -995,6 +1182,7 @@ int main(void)
     test_track_event_callstack();
     test_track_event_callstack_bad();
     test_stack_sample();
+    test_stack_sample_resolved();
     test_malformed();
     test_equivalence();
     return TEST_EXIT();
