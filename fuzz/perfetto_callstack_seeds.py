@@ -4,7 +4,9 @@ fuzz_convert (fuzz/seeds/perfetto/callstacks.pftrace and its copies):
 TrackEvents with an interned callstack (callstack_iid) and an inline one
 (callstack), a TrackEvent and a PerfSample in one packet, StackSamples
 with inline and interned task and execution contexts, a context iid never
-interned (lib/perfetto/pf_profile.c).
+interned; counter descriptors by iid and a sequence's
+stack_sample_defaults, resolved into the samples' args
+(lib/perfetto/pf_profile.c).
 Run from the repository root: python3 fuzz/perfetto_callstack_seeds.py"""
 import os
 
@@ -69,6 +71,16 @@ def main():
     ss = vi(2, 5) + vi(4, 6) + ln(5, inl)
     out += packet(ln(135, ss), ts=70)
     out += packet(ln(135, vi(2, 77) + vi(11, 1)), ts=80)
+    # counter descriptors (InternedData 50) and stack_sample_defaults
+    cd = ln(50, vi(1, 1) + ln(2, "cycles") + vi(3, 2))
+    cd += ln(50, vi(1, 2) + ln(2, "instructions") + vi(3, 3))
+    dflt = ln(59, ln(100, ln(1, "python.wall") + ln(2, ln(2, "wall-time") + vi(3, 1)) +
+                  ln(3, ln(2, "faults") + vi(3, 5))))
+    out += packet(ln(12, cd) + dflt, ts=85)
+    out += packet(ln(135, vi(2, 5) + vi(4, 6) + vi(10, 1) + ln(13, bytes([2, 9])) +
+                  vi(11, 3) + ln(14, bytes([4, 5]))), ts=90)
+    out += packet(ln(135, vi(11, 4)), ts=100)
+    out += packet(ln(135, ln(9, ln(2, "own")) + vi(13, 1) + vi(13, 2) + vi(11, 5)), ts=110)
     for d, name in (("perfetto", "callstacks.pftrace"),
                     ("split_perfetto", "callstacks.pftrace"),
                     ("convert", "perfetto_callstacks.to_json")):
