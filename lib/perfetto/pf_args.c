@@ -21,6 +21,7 @@
  * fields are read a bounded number of times, and a skip reads nothing.
  */
 #include "perfetto/pf_args.h"
+#include "perfetto/pf_walk.h"
 #include "perfetto/pf_wire.h"
 
 #include <string.h>
@@ -92,7 +93,13 @@ enum {
     PK_LOGMSG,           /* LogMessage */
     PK_TASKEXEC,         /* TaskExecution */
     PK_CALLSTACK,        /* TrackEvent.InlineCallstack: its frames */
-    PK_FRAME             /* InlineCallstack.Frame */
+    PK_FRAME,            /* InlineCallstack.Frame */
+    /* a typed payload read through the schema (pf_walk.h), as
+     * TREAD_ARGS_PROTO reads a message: slots [end, descriptor] */
+    PK_SCHEMA,           /* a message: [end, its message descriptor] */
+    PK_SCHEMA_PACKED,    /* a packed repeated scalar: [end, its field's] */
+    PK_SCHEMA_RUN        /* a run of an unpacked repeated field: [end,
+                            its field's descriptor] */
 };
 
 /* The state words. */
@@ -286,30 +293,45 @@ static void set_misc(tread_args_iter *it, unsigned slots, unsigned retl, unsigne
 
 static int kind_is_array(int kind)
 {
-    return kind == PK_ANN_ARRAY || kind == PK_NV_ARRAY || kind == PK_CALLSTACK;
+    return kind == PK_ANN_ARRAY || kind == PK_NV_ARRAY || kind == PK_CALLSTACK ||
+           kind == PK_SCHEMA_PACKED || kind == PK_SCHEMA_RUN;
+}
+
+/* Levels that take a second stack slot (the level's end is the first). */
+static int two_slots(int kind)
+{
+    return kind == PK_NV_DICT_SPLIT || kind >= PK_SCHEMA;
 }
 
 /* Where the innermost level's message ends. */
 static const unsigned char *level_end(const tread_args_iter *it)
 {
     unsigned s = slots_used(it);
-    return kind_at(it, it->depth) == PK_NV_DICT_SPLIT ? it->stack[s - 2] : it->stack[s - 1];
+    return two_slots(kind_at(it, it->depth)) ? it->stack[s - 2] : it->stack[s - 1];
+}
+
+/* A schema level's descriptor (its second slot). */
+static const void *level_desc(const tread_args_iter *it)
+{
+    return (const void *)it->stack[slots_used(it) - 1];
 }
 
 /* Opens a level over the message [start, end) and moves p to its start.
  * ret: where the parent resumes when the level ends, or NULL when that is
  * end (the message is the payload of the field the parent just passed).
  * 0 when the levels or slots are used up: the caller emits bytes. */
-static int push(tread_args_iter *it, int kind, const unsigned char *start,
-                const unsigned char *end, const unsigned char *ret)
+static int push_desc(tread_args_iter *it, int kind, const unsigned char *start,
+                     const unsigned char *end, const unsigned char *ret, const void *desc)
 {
-    unsigned s = slots_used(it), need = kind == PK_NV_DICT_SPLIT ? 2 : 1;
+    unsigned s = slots_used(it), need = two_slots(kind) ? 2 : 1;
     unsigned retl = ret_level(it);
     if (it->depth >= PF_MAX_LEVELS || s + need > PF_MAX_LEVELS || (ret && retl))
         return 0;
     it->stack[s++] = end;
     if (kind == PK_NV_DICT_SPLIT)
         it->stack[s++] = start; /* the key cursor */
+    else if (kind >= PK_SCHEMA)
+        it->stack[s++] = (const unsigned char *)desc;
     it->depth++;
     set_kind(it, it->depth, kind);
     if (ret) {
@@ -321,11 +343,17 @@ static int push(tread_args_iter *it, int kind, const unsigned char *start,
     return 1;
 }
 
+static int push(tread_args_iter *it, int kind, const unsigned char *start,
+                const unsigned char *end, const unsigned char *ret)
+{
+    return push_desc(it, kind, start, end, ret, NULL);
+}
+
 /* Closes the innermost level: p goes where its parent resumes. */
 static void pop(tread_args_iter *it)
 {
     unsigned s = slots_used(it), retl = ret_level(it);
-    unsigned n = kind_at(it, it->depth) == PK_NV_DICT_SPLIT ? 2 : 1;
+    unsigned n = two_slots(kind_at(it, it->depth)) ? 2 : 1;
     it->p = it->stack[s - n];
     if (retl == (unsigned)it->depth) {
         it->p = (const unsigned char *)(uintptr_t)it->state[ST_RET];
@@ -461,6 +489,46 @@ static int open_container(tread_args_iter *it, int kind, const unsigned char *st
     }
     out->type = kind_is_array(kind) ? TREAD_ARG_ARRAY_BEGIN : TREAD_ARG_DICT_BEGIN;
     return R_ARG;
+}
+
+/* A schema level over [start, end) as *out's value (its bytes when the
+ * iterator is full). */
+static int open_schema(tread_args_iter *it, int kind, const unsigned char *start,
+                       const unsigned char *end, const void *desc, tread_arg *out)
+{
+    if (!push_desc(it, kind, start, end, NULL, desc)) {
+        set_str(out, TREAD_ARG_BYTES, start, (size_t)(end - start));
+        return R_ARG;
+    }
+    out->type = kind_is_array(kind) ? TREAD_ARG_ARRAY_BEGIN : TREAD_ARG_DICT_BEGIN;
+    return R_ARG;
+}
+
+/* Field f of message md (read; the next field at it->p, the message
+ * ending at end), whose first byte is at start, as *out's value (key
+ * set by the caller): a value, a message as a dict, a repeated field's
+ * run or packed payload as an array. R_END when the schema does not know
+ * it (the caller decides). */
+static int emit_schema_field(tread_args_iter *it, const ProtobufCMessageDescriptor *md,
+                             const pf_field *f, const unsigned char *start,
+                             const unsigned char *end, tread_arg *out)
+{
+    const ProtobufCFieldDescriptor *fd;
+    int how = pf_walk_classify(md, f, &fd);
+    if (how == PF_WALK_UNKNOWN)
+        return R_END;
+    if ((how == PF_WALK_VALUE || how == PF_WALK_MESSAGE) &&
+        fd->label == PROTOBUF_C_LABEL_REPEATED) {
+        const unsigned char *q = pf_walk_run_end(md, f, how, it->p, end);
+        return open_schema(it, PK_SCHEMA_RUN, start, q, fd, out);
+    }
+    if (how == PF_WALK_VALUE) {
+        pf_walk_arg_value(fd, f->v, f->data, f->len, out);
+        return R_ARG;
+    }
+    if (how == PF_WALK_MESSAGE)
+        return open_schema(it, PK_SCHEMA, f->data, f->data + f->len, fd->descriptor, out);
+    return open_schema(it, PK_SCHEMA_PACKED, f->data, f->data + f->len, fd, out);
 }
 
 /* An interned SourceLocation as *out's value: a dict, or TREAD_ARG_NULL. */
@@ -698,7 +766,11 @@ static int walk_top(tread_args_iter *it, const unsigned char *end, tread_arg *ou
 {
     pf_field f;
     int rc;
-    while ((rc = next_field(it, end, &f)) == R_ARG) {
+    const ProtobufCMessageDescriptor *te_desc = NULL;
+    for (;;) {
+        const unsigned char *fstart = it->p;
+        if ((rc = next_field(it, end, &f)) != R_ARG)
+            break;
         int kind = 0;
         const char *key = NULL;
         switch (f.num) {
@@ -729,6 +801,15 @@ static int walk_top(tread_args_iter *it, const unsigned char *end, tread_arg *ou
             if (!pl)
                 continue; /* an event field, or one Perfetto does not define */
             out->key = lit(pl->name);
+            /* through the schema: a message as a dict of its fields, a
+             * repeated field as an array (a wire type the schema does not
+             * expect: as before, by the table) */
+            if (!te_desc)
+                te_desc = (const ProtobufCMessageDescriptor *)(const void *)
+                    tread_perfetto_msgtype_find("perfetto.protos.TrackEvent");
+            int src = te_desc ? emit_schema_field(it, te_desc, &f, fstart, end, out) : R_END;
+            if (src != R_END)
+                return src;
             if (f.wire == PF_WIRE_LEN) {
                 set_str(out, pl->type == PF_PAYLOAD_STR ? TREAD_ARG_STRING : TREAD_ARG_BYTES,
                         f.data, f.len); /* an int type here is a packed list */
@@ -882,6 +963,52 @@ static int walk_proto(tread_args_iter *it, const unsigned char *end, tread_arg *
     return R_END;
 }
 
+/* A typed payload's message through the schema: each field the schema
+ * knows, keyed by name (fields it does not know are left out: a key here
+ * is a name). */
+static int walk_schema(tread_args_iter *it, const unsigned char *end, tread_arg *out)
+{
+    const ProtobufCMessageDescriptor *md = level_desc(it);
+    for (;;) {
+        const unsigned char *start = it->p;
+        pf_field f;
+        int rc = next_field(it, end, &f);
+        if (rc != R_ARG)
+            return rc;
+        const ProtobufCFieldDescriptor *fd;
+        if (pf_walk_classify(md, &f, &fd) == PF_WALK_UNKNOWN)
+            continue;
+        out->key = lit(fd->name);
+        return emit_schema_field(it, md, &f, start, end, out);
+    }
+}
+
+static int walk_schema_packed(tread_args_iter *it, const unsigned char *end, tread_arg *out)
+{
+    const ProtobufCFieldDescriptor *fd = level_desc(it);
+    uint64_t raw;
+    if (it->p >= end)
+        return R_END;
+    if (pf_walk_packed_next(fd->type, &it->p, end, &raw) != PF_OK)
+        return R_BAD;
+    pf_walk_arg_value(fd, raw, NULL, 0, out);
+    return R_ARG;
+}
+
+/* An element of a run (pf_walk_run_end framed and classified them all). */
+static int walk_schema_run(tread_args_iter *it, const unsigned char *end, tread_arg *out)
+{
+    const ProtobufCFieldDescriptor *fd = level_desc(it);
+    pf_field f;
+    int rc = next_field(it, end, &f);
+    if (rc != R_ARG)
+        return rc;
+    if (fd->type == PROTOBUF_C_TYPE_MESSAGE)
+        return open_schema(it, PK_SCHEMA, f.data, f.data + f.len, fd->descriptor, out);
+    pf_walk_arg_value(fd, f.v, f.data, f.len, out);
+    return R_ARG;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The codec                                                                */
 
@@ -921,6 +1048,9 @@ static int pf_args_next(tread_args_iter *it, tread_arg *out)
     case PK_TASKEXEC: rc = walk_map(it, end, FMAP(fm_taskexec), out); break;
     case PK_CALLSTACK: rc = walk_callstack(it, end, out); break;
     case PK_FRAME: rc = walk_map(it, end, FMAP(fm_frame), out); break;
+    case PK_SCHEMA: rc = walk_schema(it, end, out); break;
+    case PK_SCHEMA_PACKED: rc = walk_schema_packed(it, end, out); break;
+    case PK_SCHEMA_RUN: rc = walk_schema_run(it, end, out); break;
     default: rc = walk_top(it, end, out); break;
     }
     if (rc == R_ARG)

@@ -36,8 +36,14 @@
  *       is not an arg: it is the event's sf, as name_iid is its name.
  *   typed payloads  every other TrackEvent field Perfetto defines that the
  *       decoder does not map to event fields (chrome_*, screenshot, the
- *       Chrome, Android and GPU extensions): "<field name>": the message
- *       bytes (TREAD_ARG_BYTES), or a string/int for the few scalar ones.
+ *       Chrome, Android and GPU extensions): "<field name>": read through
+ *       the schema (pf_walk.h) as TREAD_ARGS_PROTO reads a message: a dict
+ *       of the fields the schema knows, by name (nested messages as dicts,
+ *       enums by value name, repeated fields as one array per run or
+ *       packed payload; fields the schema does not know are left out),
+ *       or the value for the scalar ones (an enum by name). A wire type
+ *       the schema does not expect: the message bytes (TREAD_ARG_BYTES),
+ *       or the varint of a scalar one.
  *
  * Fields the decoder maps to event fields (name, categories, type, track,
  * times, counters, flows, legacy_event, correlation ids) and unknown field
@@ -46,7 +52,8 @@
  * Containers nest up to TREAD_ARGS_ITER_MAX_NEST levels; a deeper one
  * comes out as TREAD_ARG_BYTES holding its message. A NestedValue dict
  * whose keys and values are not interleaved (Perfetto writes them
- * interleaved) takes two of those levels.
+ * interleaved), and a level of a typed payload (its end and descriptor),
+ * take two of the iterator's stack slots.
  *
  * Malformed data (a field that does not decode, a known field with the
  * wrong wire type, an interned message that does not decode) ends the

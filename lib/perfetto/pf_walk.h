@@ -19,6 +19,18 @@ enum {
     PF_WALK_PACKED       /* a packed run of a repeated scalar (f->data) */
 };
 
+/* A field's value (pf_walk_value) as a tread_arg: enums by name, unsigned
+ * values above INT64_MAX as UINT, strings and bytes pointing at data. */
+void pf_walk_arg_value(const ProtobufCFieldDescriptor *fd, uint64_t raw,
+                       const unsigned char *data, size_t len, tread_arg *out);
+
+/* Where the run of elements of an unpacked repeated field that begins
+ * with f (classified how in md, already read, the next field at p) ends:
+ * at the first field of another number, or classified otherwise, or that
+ * does not frame. The args codecs give a run as one array. */
+const unsigned char *pf_walk_run_end(const ProtobufCMessageDescriptor *md, const pf_field *f,
+                                     int how, const unsigned char *p, const unsigned char *end);
+
 /* Classifies f: *fd is its field descriptor (NULL when unknown). */
 int pf_walk_classify(const ProtobufCMessageDescriptor *md, const pf_field *f,
                      const ProtobufCFieldDescriptor **fd);

@@ -81,6 +81,16 @@ static void put_uint(tread_arg *out, uint64_t u)
 }
 
 /* A walk value as a tread_arg value. */
+static void put_value(const tread_perfetto_field *f, tread_arg *out);
+
+void pf_walk_arg_value(const ProtobufCFieldDescriptor *fd, uint64_t raw,
+                       const unsigned char *data, size_t len, tread_arg *out)
+{
+    tread_perfetto_field v;
+    pf_walk_value(fd, raw, data, len, &v);
+    put_value(&v, out);
+}
+
 static void put_value(const tread_perfetto_field *f, tread_arg *out)
 {
     switch (f->type) {
@@ -156,11 +166,8 @@ static void pf_proto_init(tread_args_iter *it, const tread_args *a)
     it->state[0] = (uint64_t)(uintptr_t)a->ctx;
 }
 
-/* Where the run of elements of an unpacked repeated field that begins
- * with f (already read, its next field at p) ends: at the first field of
- * another number or reading otherwise, or that does not frame. */
-static const unsigned char *run_end(const ProtobufCMessageDescriptor *md, const pf_field *f,
-                                    int how, const unsigned char *p, const unsigned char *end)
+const unsigned char *pf_walk_run_end(const ProtobufCMessageDescriptor *md, const pf_field *f,
+                                     int how, const unsigned char *p, const unsigned char *end)
 {
     while (p < end) {
         pf_reader r = {p, end};
@@ -173,7 +180,7 @@ static const unsigned char *run_end(const ProtobufCMessageDescriptor *md, const 
     return p;
 }
 
-/* The next element of a run (run_end framed all of them): a value, or a
+/* The next element of a run (pf_walk_run_end framed all of them): a value, or a
  * message as a DICT (BYTES one level too deep). */
 static int tagged_element(tread_args_iter *it, tread_arg *out)
 {
@@ -240,7 +247,7 @@ static int pf_proto_next(tread_args_iter *it, tread_arg *out)
         fd->label == PROTOBUF_C_LABEL_REPEATED && it->depth < PF_ARGS_MAX_LEVELS) {
         /* an unpacked repeated field: its run of elements is an ARRAY,
          * read again element by element (tagged_element) */
-        const unsigned char *q = run_end(cur_desc(it), &f, how, r.p, it->end);
+        const unsigned char *q = pf_walk_run_end(cur_desc(it), &f, how, r.p, it->end);
         out->key.ptr = fd->name;
         out->key.len = strlen(fd->name);
         out->type = TREAD_ARG_ARRAY_BEGIN;

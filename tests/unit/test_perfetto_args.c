@@ -625,19 +625,20 @@ static void test_typed_fields(void)
         "task_execution={ posted_from={ file_name=\"b.cc\" function_name=\"g\" line_number=i7 } } "
         "callstack=[ { function_name=\"main\" source_file=\"main.c\" line_number=i3 } "
         "{ function_name=\"start\" } ] callstack_weight=d1.5 "
-        "chrome_user_event=b3:0a0141 chrome_app_state=i2 binder_service_name=\"svc\"";
+        "chrome_user_event={ action=\"A\" } chrome_app_state=\"APP_STATE_BACKGROUND\" "
+        "binder_service_name=\"svc\"";
     EXPECT(&ev, want);
     EXPECT_SKIP(&ev, 0, "source_location={.. source_location={.. source_location=null "
                         "log_message={.. log_message={.. task_execution={.. callstack=[.. "
-                        "callstack_weight=d1.5 chrome_user_event=b3:0a0141 "
-                        "chrome_app_state=i2 binder_service_name=\"svc\"");
+                        "callstack_weight=d1.5 chrome_user_event={.. "
+                        "chrome_app_state=\"APP_STATE_BACKGROUND\" binder_service_name=\"svc\"");
     EXPECT_SKIP(&ev, 1, "source_location={ file_name=\"a.cc\" function_name=\"f\" line_number=i12 } "
                         "source_location={ file_name=\"b.cc\" function_name=\"g\" line_number=i7 } "
                         "source_location=null log_message={ source_location={.. body=\"log line\" "
                         "prio=i4 } log_message={ body=null } task_execution={ posted_from={.. } "
                         "callstack=[ {.. {.. ] callstack_weight=d1.5 "
-                        "chrome_user_event=b3:0a0141 chrome_app_state=i2 "
-                        "binder_service_name=\"svc\"");
+                        "chrome_user_event={ action=\"A\" } "
+                        "chrome_app_state=\"APP_STATE_BACKGROUND\" binder_service_name=\"svc\"");
     tread_args args = args_of(ev.data, ev.len);
     tread_arg out;
     CHECK(tread_args_find(&args, "log_message.source_location.line_number", 39, &out));
@@ -648,6 +649,94 @@ static void test_typed_fields(void)
     CHECK(!tread_args_find(&args, "correlation_id", 14, &out));
     table_free();
     pb_free(&loc);
+    pb_free(&ev);
+}
+
+/* Typed payloads (Chrome's, the test extensions) read through the schema:
+ * messages as dicts of their fields by name, enums by name, repeated
+ * fields as one array per run (packed too), fields the schema does not
+ * know left out; skipping; damage and depth inside a payload. */
+static void test_typed_schema(void)
+{
+    pb ev;
+    pb_init(&ev);
+    size_t m = pb_begin(&ev, TE_CHROME_USER_EVENT);
+    pb_string(&ev, 1, "A");
+    pb_varint(&ev, 2, 5);
+    pb_varint(&ev, 7, 9); /* not in the schema: left out */
+    pb_end(&ev, m);
+    pb_varint(&ev, 9901, 1); /* int_extension_for_testing, repeated int32 */
+    pb_varint(&ev, 9901, 2);
+    pb_string(&ev, TE_NAME, "x"); /* an event field: not an arg */
+    pb_tag(&ev, 9901, 2);         /* the same, packed */
+    pb_varint_raw(&ev, 2);
+    pb_raw(&ev, "\x03\x04", 2);
+    m = pb_begin(&ev, 9903);      /* TestExtensionChild */
+    pb_string(&ev, 1, "c");
+    size_t a = pb_begin(&ev, 99); /* debug_annotations, read as messages */
+    pb_string(&ev, DA_NAME, "k");
+    pb_string(&ev, DA_STRING, "v");
+    pb_end(&ev, a);
+    a = pb_begin(&ev, 99);
+    pb_string(&ev, DA_NAME, "k2");
+    pb_varint(&ev, DA_INT, (uint64_t)-1);
+    pb_end(&ev, a);
+    pb_end(&ev, m);
+    pb_varint(&ev, TE_CHROME_APP_STATE, 2);
+    EXPECT(&ev, "chrome_user_event={ action=\"A\" action_hash=i5 } "
+                "int_extension_for_testing=[ i1 i2 ] int_extension_for_testing=[ i3 i4 ] "
+                "nested_message_extension_for_testing={ child_field_for_testing=\"c\" "
+                "debug_annotations=[ { name=\"k\" string_value=\"v\" } "
+                "{ name=\"k2\" int_value=i-1 } ] } "
+                "chrome_app_state=\"APP_STATE_BACKGROUND\"");
+    EXPECT_SKIP(&ev, 0, "chrome_user_event={.. int_extension_for_testing=[.. "
+                        "int_extension_for_testing=[.. nested_message_extension_for_testing={.. "
+                        "chrome_app_state=\"APP_STATE_BACKGROUND\"");
+    EXPECT_SKIP(&ev, 1, "chrome_user_event={ action=\"A\" action_hash=i5 } "
+                        "int_extension_for_testing=[ i1 i2 ] int_extension_for_testing=[ i3 i4 ] "
+                        "nested_message_extension_for_testing={ child_field_for_testing=\"c\" "
+                        "debug_annotations=[.. } chrome_app_state=\"APP_STATE_BACKGROUND\"");
+    EXPECT_SKIP(&ev, 2, "chrome_user_event={ action=\"A\" action_hash=i5 } "
+                        "int_extension_for_testing=[ i1 i2 ] int_extension_for_testing=[ i3 i4 ] "
+                        "nested_message_extension_for_testing={ child_field_for_testing=\"c\" "
+                        "debug_annotations=[ {.. {.. ] } "
+                        "chrome_app_state=\"APP_STATE_BACKGROUND\"");
+    tread_args args = args_of(ev.data, ev.len);
+    tread_arg out;
+    CHECK(tread_args_find(&args, "nested_message_extension_for_testing.debug_annotations.1.name",
+                          61, &out));
+    CHECK(out.type == TREAD_ARG_STRING && out.v.s.len == 2);
+    CHECK(tread_args_find(&args, "int_extension_for_testing.1", 27, &out) && out.v.i == 2);
+    pb_free(&ev);
+
+    /* bytes that do not decode inside a payload's nested message: what
+     * came before, every container closed, failed */
+    pb_init(&ev);
+    m = pb_begin(&ev, 9903);
+    pb_string(&ev, 1, "c");
+    a = pb_begin(&ev, 99);
+    pb_string(&ev, DA_NAME, "k");
+    pb_tag(&ev, DA_STRING, 2);
+    pb_varint_raw(&ev, 9);
+    pb_end(&ev, a);
+    pb_end(&ev, m);
+    EXPECT(&ev, "nested_message_extension_for_testing={ child_field_for_testing=\"c\" "
+                "debug_annotations=[ { name=\"k\" } ] } !FAIL");
+    pb_free(&ev);
+
+    /* nested past the iterator's levels: the rest as bytes, balanced */
+    pb_init(&ev);
+    size_t marks[40];
+    marks[0] = pb_begin(&ev, 9903);
+    for (int i = 1; i < 40; i++)
+        marks[i] = pb_begin(&ev, i == 1 ? 99 : DA_DICT);
+    pb_string(&ev, DA_NAME, "deep");
+    for (int i = 39; i >= 0; i--)
+        pb_end(&ev, marks[i]);
+    dump d;
+    dump_args(&ev, -1, &d);
+    CHECK(strstr(d.s, "!FAIL") == NULL);
+    CHECK(strstr(d.s, "=b") != NULL || strstr(d.s, " b") != NULL);
     pb_free(&ev);
 }
 
@@ -917,6 +1006,7 @@ int main(void)
     test_dict_array_entries();
     test_proto_value();
     test_typed_fields();
+    test_typed_schema();
     test_depth_limit();
     test_malformed();
     test_damage();
