@@ -160,7 +160,19 @@ def args_seeds():
         "typed.bin": head + TYPED,
         "deep.bin": head + deep(40),
         "no_table.bin": bytes([0]) + ALL_VALUES,
+        "typed_schema.bin": head + TYPED_SCHEMA,
     }
+
+
+# Typed payloads read through the schema (pf_args.c PK_SCHEMA*): a message
+# with a field the schema does not know, a run and a packed payload of
+# TrackEvent.int_extension_for_testing, TestExtensionChild's annotations
+# (messages read as messages) nested, an enum scalar.
+TYPED_SCHEMA = (ln(25, ln(1, "A") + vi(2, 5) + vi(7, 9)) + vi(9901, 1) + vi(9901, 2) +
+                ln(23, "x") + ln(9901, bytes([3, 4])) +
+                ln(9903, ln(1, "c") + ln(99, ln(10, "k") + ln(6, "v")) +
+                   ln(99, ln(10, "k2") + ln(11, ln(10, "in") + vi(4, 3)))) +
+                vi(1000, 2) + ln(38, ln(1, "IPC") + vi(2, 7) + vi(5, 1)))
 
 
 def deep(n):
