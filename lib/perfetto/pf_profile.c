@@ -957,108 +957,90 @@ typedef struct ss_resolve {
                                          interned, or missed) */
     size_t task_len, exec_len;
     int has_primary, has_followers;   /* the sample names its own */
+    int has_primary_iid, has_follower_iids;
+    uint64_t primary_iid;             /* (the last) */
 } ss_resolve;
 
-/* The sample's bytes again, each interned reference (a task or execution
- * context, a counter descriptor) replaced by the message it names, as
- * the field the message's oneof has for it inline, and the sequence's
- * stack_sample_defaults' descriptors added where the sample has none:
- * what the sample means, readable in its args in the schema's own shape.
- * Into the packet's scratch: 1 (at, *n), 0 nothing to resolve (or over
- * max_event_bytes: warned), -1 out of memory. */
+/* Reserves n more bytes of the scratch: 0, or -1 (out of memory). */
+static int scratch_room(pf_decoder *d, pf_prof *y, size_t n, uint64_t off)
+{
+    return tread_buf_reserve(&y->scratch, n) ? nomem(d, off) : 0;
+}
+
+/* A counter descriptor iid as a follower_descriptors entry: the
+ * descriptor, or an empty one for an iid never interned (so that
+ * follower_descriptors[i] stays follower_weights[i]'s). */
+static int put_follower(pf_decoder *d, pf_prof *y, pf_seq *s, uint64_t iid, uint64_t off)
+{
+    const pf_entry *e = pf_seq_find(s, IN_SS_COUNTER_DESCRIPTORS, iid);
+    size_t n = e && e->msg ? e->len : 0;
+    if (scratch_room(d, y, n + 20, off))
+        return -1;
+    put_len_field(&y->scratch, SS_FOLLOWERS, n ? e->msg : NULL, n);
+    return 0;
+}
+
+/* The sample's bytes, then each interned reference it holds resolved (a
+ * task or execution context, a counter descriptor) as the field its
+ * oneof has for the message inline, and the sequence's
+ * stack_sample_defaults' descriptors where the sample has none: what the
+ * sample means, readable in its args in the schema's own shape (a oneof's
+ * last field wins, and the iid stays readable too). Appending costs one
+ * copy, no second reading of the fields. Into the packet's scratch: 1
+ * (at, *n), 0 nothing to resolve (or over max_event_bytes: warned), -1
+ * out of memory. */
 static int resolve_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned char *m,
                           size_t len, const ss_resolve *rs, size_t *at, size_t *n, uint64_t off)
 {
     const unsigned char *def = s ? s->ss_defaults : NULL;
     size_t def_len = s ? s->ss_defaults_len : 0;
-    /* the size first (nothing to do: nothing written) */
-    size_t need = 0;
-    int refs = 0;
+    int use_def = def && (!rs->has_primary || !rs->has_followers);
+    if (!rs->task && !rs->exec && !rs->has_primary_iid && !rs->has_follower_iids && !use_def)
+        return 0;
+    size_t start = y->scratch.len, max = d->p->max_event_bytes;
+    if (scratch_room(d, y, len + rs->task_len + rs->exec_len + 40, off))
+        return -1;
+    tread_buf *b = &y->scratch;
+    memcpy(b->data + b->len, m, len);
+    b->len += len;
+    if (rs->task)
+        put_len_field(b, SS_TASK, rs->task, rs->task_len);
+    if (rs->exec)
+        put_len_field(b, SS_EXEC, rs->exec, rs->exec_len);
+    const pf_entry *e;
+    if (rs->has_primary_iid && (e = pf_seq_find(s, IN_SS_COUNTER_DESCRIPTORS, rs->primary_iid)) &&
+        e->msg) {
+        if (scratch_room(d, y, e->len + 20, off))
+            return -1;
+        put_len_field(b, SS_PRIMARY, e->msg, e->len);
+    }
     pf_reader r;
     pf_field f;
     pf_reader_init(&r, m, len);
-    while (pf_next(&r, &f) == PF_OK) {
-        if (f.num == SS_TASK_IID && rs->task)
-            refs = 1, need += rs->task_len + 20;
-        else if (f.num == SS_EXEC_IID && rs->exec)
-            refs = 1, need += rs->exec_len + 20;
-        else if ((f.num == SS_PRIMARY_IID && f.wire == PF_WIRE_VARINT) ||
-                 f.num == SS_FOLLOWER_IIDS) {
-            refs = 1;
-            need += 20 + (f.wire == PF_WIRE_LEN ? 20 * f.len : 0);
-        }
-    }
-    if (def && (!rs->has_primary || !rs->has_followers))
-        refs = 1, need += 2 * def_len + 40;
-    if (!refs)
-        return 0;
-    /* resolved descriptors are bounded by what the store holds; the whole
-     * by max_event_bytes, past which the sample keeps its own bytes */
-    size_t max = d->p->max_event_bytes;
-    size_t start = y->scratch.len;
-    if (tread_buf_reserve(&y->scratch, len + need))
-        return nomem(d, off);
-    tread_buf *b = &y->scratch;
-    pf_reader_init(&r, m, len);
-    const unsigned char *fs = r.p;
-    while (pf_next(&r, &f) == PF_OK) {
-        const unsigned char *fe = r.p;
-        const pf_entry *e = NULL;
-        if (f.num == SS_TASK_IID && rs->task) {
-            put_len_field(b, SS_TASK, rs->task, rs->task_len);
-        } else if (f.num == SS_EXEC_IID && rs->exec) {
-            put_len_field(b, SS_EXEC, rs->exec, rs->exec_len);
-        } else if (f.num == SS_PRIMARY_IID && f.wire == PF_WIRE_VARINT &&
-                   (e = pf_seq_find(s, IN_SS_COUNTER_DESCRIPTORS, f.v)) && e->msg) {
-            if (tread_buf_reserve(b, e->len + 20))
-                return nomem(d, off);
-            put_len_field(b, SS_PRIMARY, e->msg, e->len);
-        } else if (f.num == SS_FOLLOWER_IIDS &&
-                   (f.wire == PF_WIRE_VARINT || f.wire == PF_WIRE_LEN)) {
-            /* each iid: its descriptor, or the iid again (unpacked) */
-            pf_reader pr;
-            pf_reader_init(&pr, f.data, f.len);
-            uint64_t v = f.v;
-            int one = f.wire == PF_WIRE_VARINT;
-            for (;;) {
-                if (!one && (pr.p >= pr.end || pf_varint(&pr.p, pr.end, &v) != PF_OK))
-                    break;
-                e = pf_seq_find(s, IN_SS_COUNTER_DESCRIPTORS, v);
-                if (e && e->msg) {
-                    if (tread_buf_reserve(b, e->len + 20))
-                        return nomem(d, off);
-                    put_len_field(b, SS_FOLLOWERS, e->msg, e->len);
-                } else {
-                    if (tread_buf_reserve(b, 22))
-                        return nomem(d, off);
-                    unsigned char *o = b->data + b->len;
-                    put_varint(&o, ((uint64_t)SS_FOLLOWER_IIDS << 3) | PF_WIRE_VARINT);
-                    put_varint(&o, v);
-                    b->len = (size_t)(o - b->data);
-                }
-                if (one || b->len - start > max)
-                    break;
-            }
-        } else {
-            if (tread_buf_reserve(b, (size_t)(fe - fs)))
-                return nomem(d, off);
-            memcpy(b->data + b->len, fs, (size_t)(fe - fs));
-            b->len += (size_t)(fe - fs);
-        }
-        if (b->len - start > max)
-            break;
-        fs = fe;
-    }
-    pf_reader dr;
-    pf_field df;
-    pf_reader_init(&dr, def, def_len);
-    while (def && b->len - start <= max && pf_next(&dr, &df) == PF_OK) {
-        if (df.wire != PF_WIRE_LEN || !((df.num == SSD_PRIMARY && !rs->has_primary) ||
-                                         (df.num == SSD_FOLLOWERS && !rs->has_followers)))
+    while (rs->has_follower_iids && b->len - start <= max && pf_next(&r, &f) == PF_OK) {
+        if (f.num != SS_FOLLOWER_IIDS)
             continue;
-        if (tread_buf_reserve(b, df.len + 20))
-            return nomem(d, off);
-        put_len_field(b, df.num == SSD_PRIMARY ? SS_PRIMARY : SS_FOLLOWERS, df.data, df.len);
+        if (f.wire == PF_WIRE_VARINT) {
+            if (put_follower(d, y, s, f.v, off))
+                return -1;
+            continue;
+        }
+        if (f.wire != PF_WIRE_LEN)
+            continue;
+        const unsigned char *p = f.data, *pe = f.data + f.len;
+        uint64_t v;
+        while (p < pe && b->len - start <= max && pf_varint(&p, pe, &v) == PF_OK)
+            if (put_follower(d, y, s, v, off))
+                return -1;
+    }
+    pf_reader_init(&r, def, def_len);
+    while (use_def && b->len - start <= max && pf_next(&r, &f) == PF_OK) {
+        if (f.wire != PF_WIRE_LEN || !((f.num == SSD_PRIMARY && !rs->has_primary) ||
+                                        (f.num == SSD_FOLLOWERS && !rs->has_followers)))
+            continue;
+        if (scratch_room(d, y, f.len + 20, off))
+            return -1;
+        put_len_field(b, f.num == SSD_PRIMARY ? SS_PRIMARY : SS_FOLLOWERS, f.data, f.len);
     }
     if (b->len - start > max) {
         b->len = start;
@@ -1113,12 +1095,18 @@ static int stack_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned cha
         /* (each oneof: the last of its fields wins) */
         switch (f.num) {
         case SS_PRIMARY:
-        case SS_PRIMARY_IID:
             rs.has_primary = 1;
             break;
+        case SS_PRIMARY_IID:
+            rs.has_primary = 1;
+            if (f.wire == PF_WIRE_VARINT)
+                rs.has_primary_iid = 1, rs.primary_iid = f.v;
+            break;
         case SS_FOLLOWERS:
-        case SS_FOLLOWER_IIDS:
             rs.has_followers = 1;
+            break;
+        case SS_FOLLOWER_IIDS:
+            rs.has_followers = rs.has_follower_iids = 1;
             break;
         case 1:
             if (f.wire == PF_WIRE_LEN)

@@ -26,6 +26,7 @@ typedef struct cev {
     /* a StackSample's resolved args ("" / -1: absent) */
     char prim[32], fol0[32], fol1[32];
     int64_t task_pid, exec_cpu, fiid0;
+    int has_fol1;              /* a "follower_descriptors.1" arg */
 } cev;
 
 typedef struct coll {
@@ -96,6 +97,7 @@ static int on_event(void *user, const tread_event *ev)
             a.type == TREAD_ARG_STRING)
             cpy_arg(x->fol1, sizeof x->fol1, a.v.s);
         x->task_pid = x->exec_cpu = x->fiid0 = -1;
+        x->has_fol1 = tread_args_find(&ev->args, "follower_descriptors.1", 22, &a);
         if (tread_args_find(&ev->args, "task_context.pid", 16, &a) && a.type == TREAD_ARG_INT)
             x->task_pid = a.v.i;
         if (tread_args_find(&ev->args, "execution_context.cpu", 21, &a) &&
@@ -1019,7 +1021,8 @@ static void test_stack_sample_resolved(void)
         CHECK_EQ_STR(a->prim, "cycles");
         CHECK_EQ_STR(a->fol0, "instructions");
         CHECK_EQ_STR(a->fol1, "");
-        CHECK_EQ_INT(a->fiid0, 9);
+        CHECK(a->has_fol1); /* iid 9, never interned: an empty descriptor in its place */
+        CHECK_EQ_INT(a->fiid0, 2); /* the iids stay, their descriptors after them */
         CHECK(a->has_weight && a->weight == 10);
         CHECK_EQ_STR(a->cat, "python.wall");
         CHECK_EQ_STR(b->prim, "wall-time");
