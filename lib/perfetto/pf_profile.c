@@ -1033,7 +1033,8 @@ static int resolve_sample(pf_decoder *d, pf_prof *y, pf_seq *s, const unsigned c
             if (put_follower(d, y, s, v, off))
                 return -1;
     }
-    pf_reader_init(&r, def, def_len);
+    if (use_def) /* (def may be NULL: no arithmetic on it) */
+        pf_reader_init(&r, def, def_len);
     while (use_def && b->len - start <= max && pf_next(&r, &f) == PF_OK) {
         if (f.wire != PF_WIRE_LEN || !((f.num == SSD_PRIMARY && !rs->has_primary) ||
                                         (f.num == SSD_FOLLOWERS && !rs->has_followers)))
