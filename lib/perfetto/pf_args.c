@@ -922,8 +922,31 @@ static int walk_callstack(tread_args_iter *it, const unsigned char *end, tread_a
     return rc;
 }
 
-/* {"type": name, "value": bytes} of a proto_value annotation; p stays at
- * the annotation's start, the phase says which entry is next. */
+/* The schema's message a proto_value's type names (".perfetto.protos.X",
+ * as Chrome writes it, or without the dot), or NULL. */
+static const void *proto_value_desc(const tread_args_iter *it, const pf_field *type)
+{
+    tread_str name;
+    if (type->num == DA_PROTO_TYPE_NAME)
+        name = bytes_str(type->data, type->len);
+    else if (interned_string(it, IN_VALUE_TYPE_NAMES, type->v, 2, &name) != R_ARG)
+        return NULL;
+    char buf[256];
+    const char *p = name.ptr;
+    size_t n = name.len;
+    if (n && p[0] == '.')
+        p++, n--;
+    if (!n || n >= sizeof buf)
+        return NULL;
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    return tread_perfetto_msgtype_find(buf);
+}
+
+/* {"type": name, "value": ...} of a proto_value annotation; p stays at
+ * the annotation's start, the phase says which entry is next. The value is
+ * a dict of its fields when the schema has the type (as a typed payload
+ * is read), else its bytes. */
 static int walk_proto(tread_args_iter *it, const unsigned char *end, tread_arg *out)
 {
     pf_reader r;
@@ -957,6 +980,13 @@ static int walk_proto(tread_args_iter *it, const unsigned char *end, tread_arg *
     if (phase <= 1 && has_value) {
         set_misc(it, slots_used(it), ret_level(it), 2);
         out->key = lit("value");
+        const void *desc = has_type ? proto_value_desc(it, &type) : NULL;
+        /* the level returns to the annotation's end (ret), so the proto
+         * level, whose phase a child resets, finds nothing more */
+        if (desc && push_desc(it, PK_SCHEMA, value.data, value.data + value.len, end, desc)) {
+            out->type = TREAD_ARG_DICT_BEGIN;
+            return R_ARG;
+        }
         set_str(out, TREAD_ARG_BYTES, value.data, value.len);
         return R_ARG;
     }

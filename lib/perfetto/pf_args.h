@@ -18,7 +18,9 @@
  *       names inside are ignored), proto_value (a dict {"type": the
  *       proto_type_name or interned proto_type_name_iid, absent when
  *       neither is set and NULL for an unknown iid; "value": the message
- *       bytes}), no value: TREAD_ARG_NULL. Several value fields of the
+ *       as a dict of its fields when the schema has the type (Chrome's
+ *       ".perfetto.protos.RenderFrameHost"), read as typed payloads are,
+ *       else its bytes}), no value: TREAD_ARG_NULL. Several value fields of the
  *       oneof: the last on the wire wins (protobuf's rule); then
  *       dict_entries, array_values, proto_value, in that order.
  *   NestedValue  DICT pairs the i-th dict_key with the i-th dict_value

@@ -561,6 +561,44 @@ static void test_proto_value(void)
     CHECK_EQ_INT(out.v.s.len, 3);
     table_free();
     pb_free(&ev);
+
+    /* a type the schema has: the value as a dict of its fields, whether
+     * the type comes before or after it, by name or interned; a value
+     * that does not decode fails, balanced */
+    static const unsigned char ue[] = {0x0a, 0x01, 0x41, 0x10, 0x05}; /* action "A", hash 5 */
+    pb_init(&ev);
+    a = pb_begin(&ev, TE_DEBUG_ANNOTATIONS);
+    pb_string(&ev, DA_NAME, "k1");
+    pb_bytes(&ev, DA_PROTO_VALUE, ue, sizeof ue);
+    pb_string(&ev, DA_PROTO_TYPE_NAME, ".perfetto.protos.ChromeUserEvent");
+    pb_end(&ev, a);
+    a = pb_begin(&ev, TE_DEBUG_ANNOTATIONS);
+    pb_string(&ev, DA_NAME, "k2");
+    pb_varint(&ev, DA_PROTO_TYPE_NAME_IID, 6);
+    pb_bytes(&ev, DA_PROTO_VALUE, ue, 3);
+    pb_end(&ev, a);
+    a = pb_begin(&ev, TE_DEBUG_ANNOTATIONS);
+    pb_string(&ev, DA_NAME, "k3");
+
+    pb_end(&ev, a);
+    intern_str(IN_TYPE_NAMES, 6, 2, "perfetto.protos.ChromeUserEvent");
+    EXPECT(&ev, "k1={ type=\".perfetto.protos.ChromeUserEvent\" value={ action=\"A\" "
+                "action_hash=i5 } } k2={ type=\"perfetto.protos.ChromeUserEvent\" "
+                "value={ action=\"A\" } } k3=null");
+    EXPECT_SKIP(&ev, 1, "k1={ type=\".perfetto.protos.ChromeUserEvent\" value={.. } "
+                        "k2={ type=\"perfetto.protos.ChromeUserEvent\" value={.. } k3=null");
+    args = args_of(ev.data, ev.len);
+    CHECK(tread_args_find(&args, "k1.value.action_hash", 20, &out) && out.v.i == 5);
+    pb_free(&ev);
+    pb_init(&ev);
+    a = pb_begin(&ev, TE_DEBUG_ANNOTATIONS);
+    pb_string(&ev, DA_NAME, "bad");
+    pb_string(&ev, DA_PROTO_TYPE_NAME, ".perfetto.protos.ChromeUserEvent");
+    pb_bytes(&ev, DA_PROTO_VALUE, ue, 4); /* cut in hash's tag's value */
+    pb_end(&ev, a);
+    EXPECT(&ev, "bad={ type=\".perfetto.protos.ChromeUserEvent\" value={ action=\"A\" } } !FAIL");
+    table_free();
+    pb_free(&ev);
 }
 
 static void srcloc(pb *b, uint32_t field, const char *file, const char *fn, uint32_t line)
