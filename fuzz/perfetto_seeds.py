@@ -172,7 +172,11 @@ TYPED_SCHEMA = (ln(25, ln(1, "A") + vi(2, 5) + vi(7, 9)) + vi(9901, 1) + vi(9901
                 ln(23, "x") + ln(9901, bytes([3, 4])) +
                 ln(9903, ln(1, "c") + ln(99, ln(10, "k") + ln(6, "v")) +
                    ln(99, ln(10, "k2") + ln(11, ln(10, "in") + vi(4, 3)))) +
-                vi(1000, 2) + ln(38, ln(1, "IPC") + vi(2, 7) + vi(5, 1)))
+                vi(1000, 2) + ln(38, ln(1, "IPC") + vi(2, 7) + vi(5, 1)) +
+                # proto_value annotations of a type the schema has
+                ln(4, ln(10, "pv") + ln(16, ".perfetto.protos.ChromeUserEvent") +
+                   ln(14, ln(1, "A") + vi(2, 5))) +
+                ln(4, ln(10, "pi") + ln(14, ln(1, "B")) + vi(13, 1)))
 
 
 def deep(n):
