@@ -299,3 +299,21 @@ def test_v8_profiles(tmp_path):
     st = tread.stats(prof, warnings="ignore", max_profile_nodes=16)
     assert st["warnings_by_kind"].get("limit", 0) > 0
     assert tread.stats(prof, warnings="ignore")["warnings"] == 0
+
+
+def test_perfetto_schema_args():
+    """Protobuf repeated fields come as lists (a StackSample's frames: a
+    dict kept only the first, its keys repeating), its interned references
+    resolved; typed Chrome payloads as dicts by field name."""
+    ss = corpus_file("perfetto/difftests/parser_profiling__stack_sample.pb")
+    samples = [e for e in tread.open(ss, warnings="ignore") if e.kind == "sample"]
+    assert len(samples) == 4
+    frames = samples[0].args["callstack"]["frames"]
+    assert [f["function_name"] for f in frames] == ["main", "foo"]
+    assert samples[0].args["primary_descriptor"] == {"name": "wall-time",
+                                                     "unit": "UNIT_NANOSECONDS"}
+    assert samples[0].cat == "python.wall"
+    ta = corpus_file("perfetto/difftests/parser_track_event__track_event_typed_args.pb")
+    args = [e.args for e in tread.open(ta, warnings="ignore") if "chrome_latency_info" in e.args]
+    assert args and args[0]["chrome_latency_info"]["trace_id"] == 7
+    assert args[0]["int_extension_for_testing"] == [42, 1337]
