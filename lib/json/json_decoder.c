@@ -523,7 +523,9 @@ static int close_container(json_decoder *d, int type)
             int rc = args_put_tok(&d->rec.tok, type == 'm' ? TOK_DICT_END : TOK_ARRAY_END);
             if (rc)
                 return fail_buf(d, rc, "record");
-        } else if (d->rec.tok.len == 0) {
+        } else if (d->rec.tok.len == 0 && d->rec.section != TREAD_JSON_STACK_FRAMES) {
+            /* (a stackFrames entry {} still defines its key: a frame
+             * without a name, which tread convert writes for one) */
             d->cap = CAP_NONE;
             tread__warn(d->p, TREAD_WARN_EMPTY_EVENT, d->rec.offset, "empty event {} skipped");
             return boundary(d);

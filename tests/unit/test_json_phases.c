@@ -660,6 +660,31 @@ static void test_system_trace_events(void)
     CHECK_EQ_INT(nsys, 3);
 }
 
+/* A stackFrames entry {} still defines its key (a frame with no name,
+ * which tread convert writes for a Perfetto frame that names nothing):
+ * not an empty event (fuzz_convert: the JSON output read back warned). */
+static void test_empty_stack_frame(void)
+{
+    const char *doc = "{\"stackFrames\":{\"1\":{},\"2\":{\"name\":\"b\",\"parent\":\"1\"}},"
+                      "\"traceEvents\":[{\"ph\":\"i\",\"name\":\"x\",\"ts\":1,\"sf\":\"2\"},{}]}";
+    PARSE(doc);
+    CHECK_EQ_INT(C.status, TREAD_STATUS_OK);
+    CHECK_EQ_INT(C.nev, 3);
+    if (C.nev != 3)
+        return;
+    CHECK_EQ_INT(C.ev[0].kind, TREAD_EVENT_STACK_FRAME);
+    CHECK_STR(C.ev[0].id, "1");
+    CHECK_ABSENT(C.ev[0].name);
+    CHECK_ABSENT(C.ev[0].parent);
+    CHECK_EQ_INT(C.ev[0].offset, offset_of(doc, "{}", 0));
+    CHECK_EQ_INT(C.ev[1].kind, TREAD_EVENT_STACK_FRAME);
+    CHECK_STR(C.ev[1].parent, "1");
+    CHECK_EQ_INT(C.ev[2].kind, TREAD_EVENT_INSTANT);
+    /* in traceEvents, {} is still an empty event */
+    CHECK_EQ_INT(count_warnings(TREAD_WARN_EMPTY_EVENT), 1);
+    CHECK(has_warning_at(TREAD_WARN_EMPTY_EVENT, offset_of(doc, "{}", 1)));
+}
+
 /* {} and non-objects in traceEvents are skipped with warnings. */
 static void test_skipped_values(void)
 {
@@ -757,6 +782,7 @@ int main(void)
     test_top_level_keys();
     test_stack_frames_and_samples();
     test_system_trace_events();
+    test_empty_stack_frame();
     test_skipped_values();
     test_raw_hook();
     return TEST_EXIT();
