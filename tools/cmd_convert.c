@@ -281,10 +281,25 @@ static int second_pass_wanted(const convert_sink *sink, const cli_options *opt,
            regular_file(path);
 }
 
+/* Is OUT the input file itself? Writing it would truncate what is being
+ * read (and a second pass would read the output). */
+static int same_file(const char *in, const char *out)
+{
+    struct stat a, b;
+    return in && out && strcmp(in, "-") != 0 && strcmp(out, "-") != 0 && stat(in, &a) == 0 &&
+           stat(out, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* Shared by convert and split: runs the parse into the sink. */
 int convert_run(const cli_options *opt, const char *path, const char *prefix,
                 uint64_t max_bytes)
 {
+    if (!prefix && same_file(opt->path, path)) {
+        diag d0;
+        diag_init(&d0, 0);
+        diag_error(&d0, "OUT %s is the input file: writing it would destroy the input", path);
+        return EXIT_USAGE;
+    }
     cvp_stacks *ahead = NULL; /* the first pass's frames, for the second */
     uint64_t first_pass_missing = 0;
 again:;

@@ -16,6 +16,12 @@ check "--to belongs to convert and split" [ $? -eq 2 ]
 "$TREAD" convert --to json "$DATA/small.json" /nonexistent/dir/out.json 2> "$tmp/err"
 check "an output that cannot be created is an input/output error" [ $? -eq 1 ]
 check "naming the path" grep -q '/nonexistent/dir/out.json' "$tmp/err"
+cp "$DATA/small.json" "$tmp/inplace.json"
+ln -s inplace.json "$tmp/inplace_link.json"
+"$TREAD" convert --to perfetto "$tmp/inplace.json" "$tmp/inplace_link.json" 2> "$tmp/err"
+check "OUT the input itself (through a link) is a usage error" [ $? -eq 2 ]
+check "it says so" grep -q 'is the input file' "$tmp/err"
+check "and the input is left as it was" cmp -s "$DATA/small.json" "$tmp/inplace.json"
 
 # JSON -> JSON: tread cat sees the same events
 "$TREAD" convert -q --to json "$DATA/fields.json" "$tmp/f.json"
