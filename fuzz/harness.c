@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <tread/json.h>
+#include <tread/perfetto.h>
 
 _Noreturn void fuzz_fail(const char *what)
 {
@@ -354,14 +355,24 @@ static int on_blob(void *user, const tread_blob *b)
 }
 
 /* The raw hooks of the binary formats: the records themselves are checked
- * through the events made from them; here, that every call may stop. */
+ * through the events made from them; here, that every call may stop, and
+ * (Perfetto) that the packet is described the same whichever reader
+ * reads it, however the input is cut. */
 static int on_perfetto_packet(void *user, const tread_perfetto_packet *pkt)
 {
     run_state *st = user;
-    (void)pkt;
     st->out->records++;
     mix(st, 0x9a9a9a9a);
-    return maybe_pause(st, "perfetto_packet", 0);
+    mix(st, pkt->offset);
+    mix_bytes(st, pkt->data, pkt->len);
+    mix(st, pkt->seq_id);
+    mix(st, pkt->clock_id);
+    mix(st, pkt->sequence_flags);
+    mix(st, pkt->state);
+    mix(st, pkt->trace_clock_id);
+    if (pkt->state & TREAD_PF_STATE_HAS_TS)
+        mix(st, (uint64_t)pkt->ts);
+    return maybe_pause(st, "perfetto_packet", pkt->offset);
 }
 
 static int on_fxt_record(void *user, const tread_fxt_record *rec)

@@ -58,7 +58,6 @@ typedef struct pf_base {
 enum {
     PF_FAST_DONE = 0,
     PF_FAST_ERROR,
-    PF_FAST_NO_HOOK,         /* the perfetto_packet raw hook is set */
     PF_FAST_PACKET_FIELD,    /* a packet field other than timestamp, clock
                                 id, sequence id and flags, trusted uid/pid,
                                 one interned_data and one track_event */

@@ -385,6 +385,26 @@ static int queue_extras(pf_decoder *d, pf_seq *s, const fast_te *t, const pf_bas
     return 0;
 }
 
+/* The raw hook asked to stop before the TrackEvent's events: the main
+ * event (ev, as emit_direct made it, its nul bits nul) and the extra
+ * counters are queued for tread_resume, in the order they would have
+ * been delivered. A literal name points into the packet again (deliver
+ * copies it, and a paused packet is moved with the queue's pointers).
+ * 0, or -1 after tread__fail. */
+static int queue_all(pf_decoder *d, pf_seq *s, const fast_te *t, const pf_base *base,
+                     const tread_event *ev, unsigned nul)
+{
+    pf_qitem *q = queue_fast(d, base);
+    if (!q)
+        return -1;
+    q->ev = *ev; /* (d->fev: only the common members are ever set) */
+    if ((t->f.has & FT_NAME) && !(nul & PF_NUL_NAME))
+        q->ev.name = t->f.name;
+    q->nul = nul;
+    q->seq = s;
+    return queue_extras(d, s, t, base, 0, NULL, 0);
+}
+
 static const unsigned char te_phase[5] = {0, 'B', 'E', 'i', 'C'};
 static const tread_event_kind te_kind[5] = {TREAD_EVENT_UNKNOWN, TREAD_EVENT_SLICE_BEGIN,
                                             TREAD_EVENT_SLICE_END, TREAD_EVENT_INSTANT,
@@ -472,6 +492,16 @@ static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t 
             return tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory"), -1;
         pf_put_str(&d->strbuf, &ev->name);
     }
+    if (p->cb.perfetto_packet) {
+        /* the raw hook: the packet before its events, as deliver gives
+         * the general reader's */
+        d->pkt.trace_clock_id = pf_clocks_trace_clock(d->clocks);
+        if (pf_clocks_fixed(d->clocks))
+            d->pkt.state |= TREAD_PF_STATE_CLOCK_FIXED;
+        tread__emit_perfetto_packet(p, &d->pkt);
+        if (p->stop_requested)
+            return queue_all(d, s, t, base, ev, nul);
+    }
     (void)tread__emit_inline(p, ev);
 
     /* extra counters: one COUNTER event per value, on the sequence's
@@ -511,8 +541,6 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
                    int level)
 {
     tread_parser *p = d->p;
-    if (p->cb.perfetto_packet)
-        return PF_FAST_NO_HOOK;
     int has_ts = 0, has_clk = 0;
     uint64_t ts = 0;
     uint32_t clk = 0, seq_id = 0, flags = 0;
@@ -629,6 +657,7 @@ int pf_fast_packet(pf_decoder *d, const unsigned char *data, size_t len, uint64_
     if (base.flags & TREAD_HAS_RAW_TS)
         state |= TREAD_PF_STATE_TS_RAW;
     pf_describe_packet(d, data, len, seq_id, cid, &base, flags, state, off);
-    p->stats.records++; /* what tread__emit_perfetto_packet counts */
+    if (!p->cb.perfetto_packet)
+        p->stats.records++; /* what tread__emit_perfetto_packet counts */
     return emit_direct(d, s, te, te_len, &t, &base) ? PF_FAST_ERROR : PF_FAST_DONE;
 }

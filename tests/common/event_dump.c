@@ -1,4 +1,5 @@
 #include "event_dump.h"
+#include <tread/perfetto.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -311,6 +312,27 @@ static int on_raw(void *user, const tread_json_raw *raw)
     return 0;
 }
 
+/* A Perfetto packet as the raw hook sees it (d->packets): its description
+ * and a checksum of its bytes. */
+static int on_packet(void *user, const tread_perfetto_packet *pk)
+{
+    dump *d = user;
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < pk->len; i++)
+        h = (h ^ pk->data[i]) * 1099511628211ull;
+    dump_printf(d,
+                "packet off=%" PRIu64 " len=%zu seq=%" PRIu32 " clock=%" PRIu32 " ts=%" PRId64
+                " flags=%" PRIu32 " state=%" PRIu32 " trace_clock=%" PRIu32 " fnv=%016" PRIx64 "\n",
+                pk->offset, pk->len, pk->seq_id, pk->clock_id, pk->ts, pk->sequence_flags,
+                pk->state, pk->trace_clock_id, h);
+    d->packets_seen++;
+    if (d->stop_packets_every && d->packets_seen % d->stop_packets_every == 0) {
+        d->stops++;
+        return 1;
+    }
+    return 0;
+}
+
 const tread_callbacks dump_callbacks = {.event = on_event, .warning = on_warning,
                                         .json_raw = on_raw, .blob = on_blob};
 
@@ -327,7 +349,13 @@ static tread_parser *dump_parser(dump *d, const int64_t *opts, const tread_alloc
     for (; opts && opts[0]; opts += 2)
         if (tread_config(p, (tread_option)opts[0], opts[1]) != 0)
             dump_printf(d, "config %d rejected\n", (int)opts[0]);
-    tread_set_callbacks(p, &dump_callbacks, d);
+    if (d->packets) {
+        tread_callbacks cb = dump_callbacks;
+        cb.perfetto_packet = on_packet;
+        tread_set_callbacks(p, &cb, d);
+    } else {
+        tread_set_callbacks(p, &dump_callbacks, d);
+    }
     return p;
 }
 

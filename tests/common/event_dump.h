@@ -19,6 +19,11 @@ typedef struct dump {
     size_t max_stops;    /* >0: give up resuming after that many stops (a
                             parser that pauses forever is then reported by
                             a RUNAWAY line, not a hang) */
+    int packets;         /* also a line per Perfetto packet (the
+                            perfetto_packet raw hook) */
+    size_t packets_seen;
+    size_t stop_packets_every; /* >0: the raw hook asks to stop every N
+                                  packets */
 } dump;
 
 void dump_init(dump *d);

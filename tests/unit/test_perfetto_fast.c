@@ -7,7 +7,10 @@
  * - packets of every shape it takes, counted in stats.fast_records, with
  *   identical output both ways, fed whole and one byte at a time;
  * - every file of ../shared/corpus/perfetto (difftests included): identical
- *   output both ways (skipped, saying so, when the corpus is absent).
+ *   output both ways (skipped, saying so, when the corpus is absent), also
+ *   with the raw hook (a line per packet) asking to stop every 7 packets;
+ * - the raw hook on a packet with a literal name and extra counters, its
+ *   stops and the events' at every phase, whole and in 7-byte chunks.
  * "Identical" covers the events, warnings and status (event_dump), and the
  * format counters and record count. */
 #include <dirent.h>
@@ -386,32 +389,49 @@ static void test_declined(void)
     pb_free(&te);
 }
 
-static int hook_count;
-static int on_hook(void *user, const tread_perfetto_packet *pkt)
-{
-    (void)user, (void)pkt;
-    hook_count++;
-    return 0;
-}
-
+/* The raw hook (perfetto_packet) does not keep the fast reader away: it
+ * describes the packet before its events, as the general reader's queue
+ * does, and a stop it asks for leaves the packet's events (the main one
+ * and its extra counters) queued for tread_resume. */
 static void test_hook(void)
 {
     pb t, te;
     setup(&t);
     te_init(&te, 1);
+    pb_string(&te, 23, "literal name"); /* (copied at delivery once queued) */
+    pb_bytes(&te, 12, "\1\2", 2);     /* two extra counters */
     te_packet(&t, 1, 2000, &te);
-    tread_parser *p = tread_parser_create(NULL);
-    tread_callbacks cb = {.perfetto_packet = on_hook};
-    tread_set_callbacks(p, &cb, NULL);
-    tread_feed(p, t.data, t.len);
-    tread_finish(p);
-    const pf_decoder *d = p->dec;
-    CHECK(d && d->n_fast_declined[PF_FAST_NO_HOOK] == 6); /* every packet */
-    CHECK_EQ_INT(hook_count, 6);
-    tread_stats st;
-    tread_get_stats(p, &st);
-    CHECK_EQ_INT(st.fast_records, 0);
-    tread_parser_free(p);
+    pb_free(&te);
+    te_init(&te, 2);
+    te_packet(&t, 1, 2100, &te);
+    static const int64_t force[] = {TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO, 0};
+    static const int64_t force_slow[] = {TREAD_OPT_FORMAT, TREAD_FORMAT_PERFETTO,
+                                         TREAD_OPT_PERFETTO_FAST_PATH, 0, 0};
+    for (size_t every = 0; every <= 3; every++) {
+        for (size_t chunk = 0; chunk <= 7; chunk += 7) {
+            dump fast, slow;
+            dump_init(&fast);
+            dump_init(&slow);
+            fast.packets = slow.packets = 1;
+            fast.stop_packets_every = slow.stop_packets_every = every;
+            fast.stop_every = slow.stop_every = every ? every + 1 : 0;
+            dump_parse(&fast, t.data, t.len, chunk, force);
+            dump_parse(&slow, t.data, t.len, chunk, force_slow);
+            CHECK(fast.text && slow.text && strstr(fast.text, "packet off=") &&
+                  strstr(fast.text, "literal name"));
+            if (fast.text && slow.text && strcmp(fast.text, slow.text) != 0) {
+                fprintf(stderr, "hook, a stop every %zu packets, chunks of %zu: the fast "
+                        "and the general reader differ\n", every, chunk);
+                dump_show_difference(slow.text, fast.text);
+                test_failures++;
+            }
+            CHECK_EQ_INT(fast.packets_seen, 7);
+            CHECK_EQ_INT(fast.fast_records, 2); /* the two TrackEvents */
+            CHECK_EQ_INT(slow.fast_records, 0);
+            dump_free(&fast);
+            dump_free(&slow);
+        }
+    }
     pb_free(&t), pb_free(&te);
 }
 
@@ -592,7 +612,7 @@ static void test_taken(void)
 /* ---- the corpus ------------------------------------------------------- */
 
 static int corpus_files, corpus_fast_files;
-static uint64_t corpus_fast_packets;
+static uint64_t corpus_fast_packets, corpus_hook_fast_packets;
 
 static void check_file(const char *path)
 {
@@ -617,6 +637,24 @@ static void check_file(const char *path)
     }
     CHECK_EQ_INT(slow.fast_records, 0);
     same_counters(path, buf, len, NULL, general_only);
+    /* with the raw hook, and a stop in it every 7 packets */
+    dump_free(&fast);
+    dump_free(&slow);
+    dump_init(&fast);
+    dump_init(&slow);
+    fast.packets = slow.packets = 1;
+    fast.stop_packets_every = slow.stop_packets_every = 7;
+    dump_parse(&fast, buf, len, 0, NULL);
+    dump_parse(&slow, buf, len, 0, general_only);
+    test_checks++;
+    if (!fast.text || !slow.text || strcmp(fast.text, slow.text) != 0) {
+        fprintf(stderr, "MISMATCH %s (raw hook): the fast and the general reader differ\n",
+                path);
+        if (fast.text && slow.text)
+            dump_show_difference(slow.text, fast.text);
+        test_failures++;
+    }
+    corpus_hook_fast_packets += fast.fast_records;
     corpus_files++;
     corpus_fast_files += fast.fast_records > 0;
     corpus_fast_packets += fast.fast_records;
@@ -670,6 +708,7 @@ static void test_corpus(void)
            corpus_files, (unsigned long long)corpus_fast_packets, corpus_fast_files);
     CHECK(corpus_files >= 400);
     CHECK(corpus_fast_packets >= 500000); /* chromium_startup and the SDK traces */
+    CHECK_EQ_INT(corpus_hook_fast_packets, corpus_fast_packets);
 }
 
 int main(void)
