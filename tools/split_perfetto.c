@@ -147,7 +147,7 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
     s->n_own = 0;
     s->own_overflow = 0;
     if (qv && !clears) {
-        int every = spf_collect_refs(s, s->t_packet, s->cur.p, s->cur.len) < 0;
+        int every = spf_collect_packet_refs(s, s->cur.p, s->cur.len) < 0;
         s->st.unwalkable_packets += (uint64_t)every;
         if (interned)
             spf_collect_own(s, interned, interned_len);
@@ -713,6 +713,7 @@ void split_perfetto_free(split_perfetto *s)
         free(q->thread.p);
         free(q->thread_td.p);
     }
+    free(s->refs_memo);
     free(s->seqs);
     free(s->tracks);
     free(s->tracks_arena.p);

@@ -442,6 +442,7 @@ struct split_perfetto {
     } ref_cache[256];
     const tread_perfetto_msgtype *t_packet, *t_frame, *t_callstack, *t_mapping,
         *t_symbols, *t_v8fn, *t_asyncdesc;
+    struct spf_refs_memo *refs_memo; /* (split_pf_refs.c; NULL until used) */
 };
 
 #define TE_MAX_VALUES 64 /* the decoder's PF_MAX_EXTRA_COUNTERS */
@@ -519,6 +520,9 @@ int spf_note_trace_packet(split_perfetto *s, uint32_t field, uint32_t seq,
                           const unsigned char *m, size_t n);
 int spf_collect_refs(split_perfetto *s, const tread_perfetto_msgtype *t,
                      const unsigned char *p, size_t n);
+/* spf_collect_refs of a whole packet, remembered by its bytes after the
+ * timestamp (the walk reads nothing but the bytes). */
+int spf_collect_packet_refs(split_perfetto *s, const unsigned char *p, size_t n);
 void spf_collect_own(split_perfetto *s, const unsigned char *p, size_t n);
 int spf_is_own(const split_perfetto *s, uint32_t ns, uint64_t iid);
 void spf_missing_entries(split_perfetto *s, seqst *q, int all, int every);

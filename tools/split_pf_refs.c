@@ -178,6 +178,81 @@ int spf_collect_refs(split_perfetto *s, const tread_perfetto_msgtype *t,
     return tread_perfetto_walk(t, p, n, 0, walk_refs, s, NULL) < 0 ? -1 : 0;
 }
 
+/* The packets whose references were found, by their bytes after the
+ * timestamp (a packet that starts with one: the SDK and Chrome write it
+ * first), direct-mapped. Traces repeat their packets but for the time (a
+ * slice ending on the same track): on chromium_startup 63% of the
+ * packets are found here, which saves half the walk's instructions. */
+#define REFS_MEMO_SLOTS 256 /* a power of two */
+#define REFS_MEMO_KEY 160   /* longest key kept */
+#define REFS_MEMO_REFS 8    /* most references kept */
+
+struct spf_refs_memo {
+    uint16_t klen;             /* 0: empty */
+    uint8_t n_refs, n_unknown;
+    ref refs[REFS_MEMO_REFS];
+    unsigned char key[REFS_MEMO_KEY];
+};
+
+static size_t memo_slot(const unsigned char *k, size_t n)
+{
+    uint64_t h = n * 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, k + i, 8);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    if (i < n) {
+        uint64_t w = 0;
+        memcpy(&w, k + i, n - i);
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+    }
+    return (size_t)(h >> 56) & (REFS_MEMO_SLOTS - 1);
+}
+
+int spf_collect_packet_refs(split_perfetto *s, const unsigned char *p, size_t n)
+{
+    /* the key: what follows a first field that is the timestamp (field 8,
+     * a varint of at most 10 bytes) */
+    const unsigned char *k = NULL;
+    size_t klen = 0, slot = 0;
+    if (n > 1 && p[0] == 0x40) {
+        size_t i = 1;
+        while (i < n && i < 11 && (p[i] & 0x80))
+            i++;
+        if (i < n && i < 11 && n - (i + 1) <= REFS_MEMO_KEY) {
+            k = p + i + 1;
+            klen = n - (i + 1);
+            slot = memo_slot(k, klen);
+        }
+    }
+    if (k && !s->refs_memo)
+        s->refs_memo = calloc(REFS_MEMO_SLOTS, sizeof *s->refs_memo);
+    if (k && s->refs_memo) {
+        const struct spf_refs_memo *e = &s->refs_memo[slot];
+        /* (klen + 1: an empty key is kept too) */
+        if (e->klen == klen + 1 && memcmp(e->key, k, klen) == 0) {
+            for (size_t i = 0; i < e->n_refs; i++)
+                add_ref(s, e->refs[i].ns, e->refs[i].iid);
+            s->st.unknown_refs += e->n_unknown;
+            return 0;
+        }
+    }
+    uint64_t unknown = s->st.unknown_refs;
+    int rc = spf_collect_refs(s, s->t_packet, p, n);
+    if (k && s->refs_memo && rc == 0 && s->n_refs <= REFS_MEMO_REFS &&
+        s->st.unknown_refs - unknown <= REFS_MEMO_REFS && !s->failed) {
+        struct spf_refs_memo *e = &s->refs_memo[slot];
+        e->klen = (uint16_t)(klen + 1);
+        e->n_refs = (uint8_t)s->n_refs;
+        e->n_unknown = (uint8_t)(s->st.unknown_refs - unknown);
+        memcpy(e->refs, s->refs, s->n_refs * sizeof *s->refs);
+        memcpy(e->key, k, klen);
+    }
+    return rc;
+}
+
 static const tread_perfetto_msgtype *entry_type(const split_perfetto *s, uint32_t ns)
 {
     switch (ns) {
