@@ -118,8 +118,53 @@ typedef struct fld {
     const unsigned char *start; /* the field's tag */
 } fld;
 
+/* A varint of 2 to 10 bytes with 10 bytes readable at p, a word at a
+ * time (timestamps and track uuids are 8-10 bytes): its length, or 0 when
+ * it is longer than 10 bytes. The bits of a tenth byte past the 64th are
+ * dropped, as rd_varint's byte loop drops them. */
+static inline unsigned rd_varint_long(const unsigned char *p, uint64_t *out)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    uint64_t stop = ~w & 0x8080808080808080ull;
+    uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+    unsigned n = 8;
+    if (stop) {
+        unsigned bit = (unsigned)__builtin_ctzll(stop);
+        x &= ((uint64_t)2 << bit) - 1;
+        n = (bit >> 3) + 1;
+    }
+    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+    x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+    if (!stop) {
+        x |= (uint64_t)(p[8] & 0x7f) << 56;
+        n = 9;
+        if (p[8] & 0x80) {
+            if (p[9] & 0x80)
+                return 0;
+            x |= (uint64_t)p[9] << 63;
+            n = 10;
+        }
+    }
+    *out = x;
+    return n;
+}
+
 static inline int rd_varint(rd *r, uint64_t *v)
 {
+    if (r->p < r->end && !(*r->p & 0x80)) { /* most are one byte */
+        *v = *r->p++;
+        return 0;
+    }
+    if (r->end - r->p >= 10) {
+        unsigned n = rd_varint_long(r->p, v);
+        r->p += n;
+        return n ? 0 : -1;
+    }
     uint64_t x = 0;
     for (int s = 0; s < 64; s += 7) {
         if (r->p >= r->end)
