@@ -247,7 +247,8 @@ int spf_collect_packet_refs(split_perfetto *s, const unsigned char *p, size_t n)
         e->klen = (uint16_t)(klen + 1);
         e->n_refs = (uint8_t)s->n_refs;
         e->n_unknown = (uint8_t)(s->st.unknown_refs - unknown);
-        memcpy(e->refs, s->refs, s->n_refs * sizeof *s->refs);
+        if (s->n_refs) /* (s->refs is NULL until a first reference) */
+            memcpy(e->refs, s->refs, s->n_refs * sizeof *s->refs);
         memcpy(e->key, k, klen);
     }
     return rc;
