@@ -523,8 +523,9 @@ typedef enum tread_option {
                                       packets are read by a specialised
                                       reader, the rest by the general one;
                                       0: the general reader reads every
-                                      packet. Events, warnings and errors
-                                      are the same either way */
+                                      packet. Events, warnings, errors
+                                      and the packets the perfetto_packet
+                                      hook sees are the same either way */
     TREAD_OPT_DECOMPRESS_THREAD,   /* gzip/zstd input and Perfetto
                                       compressed packets expanded on a
                                       second thread, beside decoding:
