@@ -600,7 +600,9 @@ int split_perfetto_event(split_perfetto *s, const tread_event *ev)
     }
     if (s->have && spf_v8_event(s, ev))
         return -1;
-    if (s->have && s->ev_n < 2) {
+    /* the packet's first two events but its stack frames (an inline
+     * callstack's come before the event that names them) */
+    if (s->have && s->ev_n < 2 && ev->kind != TREAD_EVENT_STACK_FRAME) {
         s->ev_kind[s->ev_n] = ev->kind;
         s->ev_named[s->ev_n] = ev->name.len > 0;
         s->ev_track[s->ev_n] = (ev->flags & TREAD_HAS_TRACK) ? ev->track_uuid : 0;
