@@ -121,7 +121,9 @@ typedef struct fld {
 /* A varint of 2 to 10 bytes with 10 bytes readable at p, a word at a
  * time (timestamps and track uuids are 8-10 bytes): its length, or 0 when
  * it is longer than 10 bytes. The bits of a tenth byte past the 64th are
- * dropped, as rd_varint's byte loop drops them. */
+ * dropped, as rd_varint's byte loop drops them. (The twin of
+ * lib/perfetto/pf_wire.h's pf_varint_long: the tools read the library
+ * through its public API only.) */
 static inline unsigned rd_varint_long(const unsigned char *p, uint64_t *out)
 {
     uint64_t w;

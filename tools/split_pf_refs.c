@@ -218,12 +218,12 @@ int spf_collect_packet_refs(split_perfetto *s, const unsigned char *p, size_t n)
     const unsigned char *k = NULL;
     size_t klen = 0, slot = 0;
     if (n > 1 && p[0] == 0x40) {
-        size_t i = 1;
-        while (i < n && i < 11 && (p[i] & 0x80))
-            i++;
-        if (i < n && i < 11 && n - (i + 1) <= REFS_MEMO_KEY) {
-            k = p + i + 1;
-            klen = n - (i + 1);
+        rd r;
+        uint64_t ts;
+        rd_init(&r, p + 1, n - 1);
+        if (rd_varint(&r, &ts) == 0 && (size_t)(r.end - r.p) <= REFS_MEMO_KEY) {
+            k = r.p;
+            klen = (size_t)(r.end - r.p);
             slot = memo_slot(k, klen);
         }
     }

@@ -73,10 +73,7 @@ static tread_status deliver(pf_decoder *d, pf_qitem *it)
     if (it->is_hook) {
         /* (the packet's own timestamps are read by now, its events queued
          * after this item) */
-        d->pkt.trace_clock_id = pf_clocks_trace_clock(d->clocks);
-        if (pf_clocks_fixed(d->clocks))
-            d->pkt.state |= TREAD_PF_STATE_CLOCK_FIXED;
-        tread__emit_perfetto_packet(p, &d->pkt);
+        pf_emit_packet_hook(d);
         return TREAD_STATUS_OK;
     }
     tread_event *ev = &it->ev;

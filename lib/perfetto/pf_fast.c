@@ -495,10 +495,7 @@ static int emit_direct(pf_decoder *d, pf_seq *s, const unsigned char *m, size_t 
     if (p->cb.perfetto_packet) {
         /* the raw hook: the packet before its events, as deliver gives
          * the general reader's */
-        d->pkt.trace_clock_id = pf_clocks_trace_clock(d->clocks);
-        if (pf_clocks_fixed(d->clocks))
-            d->pkt.state |= TREAD_PF_STATE_CLOCK_FIXED;
-        tread__emit_perfetto_packet(p, &d->pkt);
+        pf_emit_packet_hook(d);
         if (p->stop_requested)
             return queue_all(d, s, t, base, ev, nul);
     }

@@ -51,6 +51,17 @@ static inline void pf_describe_packet(pf_decoder *d, const unsigned char *data, 
     d->pkt.offset = off;
 }
 
+/* Gives the raw hook the packet pf_describe_packet described, with the
+ * trace clock as of now (the packet's own timestamps read, its events not
+ * yet delivered): what both readers do before a packet's events. */
+static inline void pf_emit_packet_hook(pf_decoder *d)
+{
+    d->pkt.trace_clock_id = pf_clocks_trace_clock(d->clocks);
+    if (pf_clocks_fixed(d->clocks))
+        d->pkt.state |= TREAD_PF_STATE_CLOCK_FIXED;
+    tread__emit_perfetto_packet(d->p, &d->pkt);
+}
+
 /* A queued extra counter value's event (TrackEvent extra_counter_values):
  * the time and category of the event before it (main_ev, with its nul
  * bits main_nul), on the sequence s; the caller resolves its track and
