@@ -484,7 +484,10 @@ static int write_packet(split_perfetto *s)
                 return -1;
         }
     }
-    if (!dropped && snap && spf_note_snapshot(s, q, pk->seq_id, snap, snap_len))
+    /* (one the decoder ignored would stand in a piece for the snapshot
+     * the whole converts with; fuzz_split_perfetto) */
+    if (!dropped && snap && !(pk->state & TREAD_PF_STATE_CLOCK_BAD) &&
+        spf_note_snapshot(s, q, pk->seq_id, snap, snap_len))
         return -1;
     if (!dropped && has_ts && spf_seq_scoped(pk->clock_id)) {
         seq_clock *k = spf_seq_clock_get(s, q, pk->clock_id, 0);

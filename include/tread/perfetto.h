@@ -35,6 +35,9 @@ extern "C" {
                                                (this packet's or an earlier
                                                one's): trace_clock_id can no
                                                longer change */
+#define TREAD_PF_STATE_CLOCK_BAD  (1u << 9) /* this packet's clock_snapshot was
+                                               ignored whole (not valid, or at
+                                               odds with earlier snapshots) */
 
 struct tread_perfetto_packet {
     const unsigned char *data; /* the TracePacket message bytes */

@@ -437,9 +437,11 @@ static tread_status process_packet(pf_decoder *d, const unsigned char *data, siz
         int crc = pf_clocks_add_snapshot(d->clocks, seq_id, clock, clock_len);
         if (crc == PF_CLOCK_NOMEM)
             return tread__fail(p, TREAD_ERROR_NOMEM, off, "out of memory");
-        if (crc == PF_CLOCK_BAD)
+        if (crc == PF_CLOCK_BAD) {
             tread__warn(p, TREAD_WARN_BAD_RECORD, off,
                         "clock_snapshot does not decode: skipped");
+            state |= TREAD_PF_STATE_CLOCK_BAD;
+        }
     }
     if (has_ts && !dropped) {
         pf_set_ts(d, s, cid, ts, &base);

@@ -548,6 +548,28 @@ static size_t v8_norm(const char *l, size_t n, const char *drop1, const char *dr
     return o;
 }
 
+/* The id="..." of a dump line, or NULL (*n its length). */
+static const char *frame_id(const char *l, size_t n, size_t *idn)
+{
+    for (size_t i = 0; i + 5 <= n; i++)
+        if (memcmp(l + i, " id=\"", 5) == 0) {
+            const char *s = l + i + 5, *e = memchr(s, '"', n - i - 5);
+            if (!e)
+                return NULL;
+            *idn = (size_t)(e - s);
+            return s;
+        }
+    return NULL;
+}
+
+/* Whether two stack_frame dump lines define the same id. */
+static int same_frame_id(const char *a, size_t na, const char *b, size_t nb)
+{
+    size_t ia, ib;
+    const char *x = frame_id(a, na, &ia), *y = frame_id(b, nb, &ib);
+    return x && y && ia == ib && memcmp(x, y, ia) == 0;
+}
+
 /* Whether the piece's events of a packet (ta) are the whole file's (tb)
  * but for what a V8 profile record in a piece after its profile's first
  * lacks (tools/split_pf_v8.c): its samples' times, its frames' parents,
@@ -563,10 +585,11 @@ static int v8_only(const char *ta, const char *tb)
         size_t na = ea ? (size_t)(ea - ta) : strlen(ta), nb = eb ? (size_t)(eb - tb) : strlen(tb);
         const char *a1, *a2, *b1, *b2;
         int va = *ta && v8_line(ta, na, &a1, &a2);
-        /* (a frame the piece defines that the whole's packet does not:
-         * the piece's only, its parent lost) */
+        /* (a frame the piece defines that the whole's packet does not,
+         * before the whole's next frame or in its place: the piece's only,
+         * its parent lost; fuzz_split_perfetto found the former) */
         if (va && strncmp(ta, "stack_frame ", 12) == 0 &&
-            !(*tb && strncmp(tb, "stack_frame ", 12) == 0)) {
+            !(*tb && strncmp(tb, "stack_frame ", 12) == 0 && same_frame_id(ta, na, tb, nb))) {
             differs = 1;
             ta += na + (ea != NULL);
             continue;

@@ -828,6 +828,27 @@ static void test_hook_trace_clock(void)
     pb_free(&t);
 }
 
+/* TREAD_PF_STATE_CLOCK_BAD marks exactly the snapshots the clock module
+ * ignored, which the split must not restate (fuzz_split_perfetto). */
+static void test_hook_clock_bad(void)
+{
+    pb t;
+    pb_init(&t);
+    clock_snapshot(&t, 1, 1000, 3, 500, 0);  /* good */
+    clock_snapshot(&t, 1, 2000, 3, 900, 1);  /* a global clock incremental */
+    clock_snapshot(&t, 1, 2000, 6, 2100, 0); /* BOOTTIME twice */
+    clock_snapshot(&t, 1, 3000, 4, 100, 0);  /* good */
+    primary_packet(&t, 0, 600);              /* on 6 */
+    coll c;
+    CHECK_EQ_INT(parse(&c, &t, NULL, NULL), TREAD_STATUS_OK);
+    CHECK_EQ_INT(c.hooks, 5);
+    for (int i = 0; i < 5; i++)
+        CHECK_EQ_INT((c.hook_state[i] & TREAD_PF_STATE_CLOCK_BAD) != 0, i == 1 || i == 2);
+    CHECK_EQ_INT(c.warn[TREAD_WARN_BAD_RECORD], 2);
+    CHECK_EQ_INT(c.n, 4); /* every snapshot's clock_sync event still */
+    pb_free(&t);
+}
+
 static void test_clocks_defaults_tracks(void)
 {
     pb t, te, defaults;
@@ -1488,6 +1509,7 @@ int main(void)
     test_sequence_state();
     test_clocks_defaults_tracks();
     test_hook_trace_clock();
+    test_hook_clock_bad();
     test_legacy_flows_descriptors();
     test_chrome();
     test_chrome_string_index();

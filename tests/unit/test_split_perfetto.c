@@ -314,6 +314,44 @@ static void test_clocks(void)
     pb_free(&t);
 }
 
+/* Snapshots the decoder ignores (TREAD_PF_STATE_CLOCK_BAD) are not kept
+ * as the global ones in force: more of them than the ring holds would
+ * push out the snapshot the whole converts with, and later pieces would
+ * keep clock 3's times raw (fuzz_split_perfetto). */
+static void test_bad_snapshots(void)
+{
+    pb t;
+    pb_init(&t);
+    uint32_t g[2] = {6, 3}, twice[2] = {6, 6};
+    uint64_t gt[2] = {1000000, 400000};
+    int incr[2] = {0, 1};
+    snapshot(&t, 1, 2, g, gt, NULL);
+    for (int i = 0; i < SPLIT_PF_CLOCK_SNAPSHOTS + 2; i++) {
+        uint64_t bt[2] = {2000000 + (uint64_t)i, 7000000 + (uint64_t)i};
+        if (i % 2)
+            snapshot(&t, 1, 2, twice, bt, NULL); /* BOOTTIME twice */
+        else
+            snapshot(&t, 1, 2, g, bt, incr); /* a global clock incremental */
+    }
+    thread_track(&t, 3, 30, 5, 8, "clocked");
+    clear_seq(&t, 3, 0, "c", 4, 4, 6, 30);
+    for (int i = 0; i < 40; i++) {
+        size_t m, te;
+        packet_begin(&t, &m, 3, 900000 + (uint64_t)i * 1000, NEEDS); /* on clock 3 */
+        pb_varint(&t, P_CLOCK_ID, 3);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 3);
+        pb_varint(&t, 10, 1);
+        pb_end(&t, te);
+        pb_end(&t, m);
+    }
+    pieces_mem pm;
+    split_check("bad snapshots", &t, down, 4, &pm, NULL);
+    CHECK(pm.n > 3);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* The trace clock: the whole file's decoder takes primary_trace_clock
  * only until a timestamp is converted, so a snapshot's primary ignored in
  * the whole must not be taken in a piece (a restated snapshot, or one
@@ -1110,6 +1148,7 @@ int main(void)
     test_interning();
     test_clears();
     test_clocks();
+    test_bad_snapshots();
     test_trace_clock();
     test_compressed();
     test_data_loss();
