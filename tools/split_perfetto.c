@@ -146,6 +146,7 @@ static int needs(split_perfetto *s, seqst *qv, seqst *q, const unsigned char *in
     s->n_refs = 0;
     s->n_own = 0;
     s->own_overflow = 0;
+    s->own_msg = interned, s->own_len = interned_len;
     if (qv && !clears) {
         int every = spf_collect_packet_refs(s, s->cur.p, s->cur.len) < 0;
         s->st.unwalkable_packets += (uint64_t)every;
@@ -542,6 +543,7 @@ split_perfetto *split_perfetto_new(split_pieces *sp)
     s->t_frame = tread_perfetto_msgtype_find("perfetto.protos.Frame");
     s->t_callstack = tread_perfetto_msgtype_find("perfetto.protos.Callstack");
     s->t_mapping = tread_perfetto_msgtype_find("perfetto.protos.Mapping");
+    s->t_unsym = tread_perfetto_msgtype_find("perfetto.protos.UnsymbolizedSourceLocation");
     s->t_symbols = tread_perfetto_msgtype_find("perfetto.protos.ProfiledFrameSymbols");
     s->t_v8fn = tread_perfetto_msgtype_find("perfetto.protos.InternedV8JsFunction");
     s->t_asyncdesc =

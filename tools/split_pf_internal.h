@@ -479,6 +479,8 @@ struct split_perfetto {
     ref own[256];              /* entries the packet interns itself */
     size_t n_own;
     int own_overflow;
+    const unsigned char *own_msg; /* the packet's InternedData (while its */
+    size_t own_len;               /* references are resolved), or NULL */
     const tread_perfetto_msgtype *walk_stack[TREAD_PF_WALK_DEFAULT_MAX_DEPTH + 2];
     /* what a (message type, field number) refers to, looked up by name
      * once (split_pf_refs.c): direct-mapped */
@@ -488,7 +490,7 @@ struct split_perfetto {
         int ns;
     } ref_cache[256];
     const tread_perfetto_msgtype *t_packet, *t_frame, *t_callstack, *t_mapping,
-        *t_symbols, *t_v8fn, *t_asyncdesc;
+        *t_symbols, *t_v8fn, *t_asyncdesc, *t_unsym;
     struct spf_refs_memo *refs_memo; /* (split_pf_refs.c; NULL until used) */
 };
 

@@ -31,6 +31,8 @@ static const ref_field ref_fields[] = {
     {P "LogMessage", "body_iid", 20},
     {P "TaskExecution", "posted_from_iid", 4},
     {P "ChromeHistogramSample", "name_iid", 25},
+    {P "ChromeMojoEventInfo", "mojo_interface_method_iid", 28},
+    {P "UnsymbolizedSourceLocation", "mapping_id", 19},
     {P "ChromeMessagePump", "io_handler_location_iid", 4},
     {P "ChromeTaskPostedToDisabledQueue", "source_location_iid", 4},
     {P "ChromeMemoryPressureNotification", "creation_location_iid", 4},
@@ -261,6 +263,7 @@ static const tread_perfetto_msgtype *entry_type(const split_perfetto *s, uint32_
     case 7: return s->t_callstack;
     case 19: return s->t_mapping;
     case 21: return s->t_symbols;
+    case 28: return s->t_unsym;
     case 32: return s->t_v8fn;
     case 51: return s->t_asyncdesc;
     default: return NULL;
@@ -300,6 +303,29 @@ int spf_is_own(const split_perfetto *s, uint32_t ns, uint64_t iid)
     return 0;
 }
 
+/* The references of the entry (ns, iid) the packet interns itself: what
+ * it refers to may be an earlier packet's (an UnsymbolizedSourceLocation
+ * of Chrome's names the mapping interned with the first one; a frame, its
+ * mapping). The last definition in the packet is the one the decoder
+ * keeps. */
+static void own_refs(split_perfetto *s, uint32_t ns, uint64_t iid)
+{
+    const tread_perfetto_msgtype *t = entry_type(s, ns);
+    if (!t || !s->own_msg)
+        return;
+    const unsigned char *m = NULL;
+    size_t n = 0;
+    rd r;
+    fld f;
+    uint64_t v;
+    rd_init(&r, s->own_msg, s->own_len);
+    while (rd_next(&r, &f) > 0)
+        if (f.num == ns && f.wire == 2 && rd_entry_iid(f.data, f.len, &v) && v == iid)
+            m = f.data, n = f.len;
+    if (m)
+        (void)spf_collect_refs(s, t, m, n);
+}
+
 /* Appends to tmp the InternedData fields of the entries referenced (and
  * what they reference) that the piece lacks; all = the piece has none of
  * the sequence's entries. Marks them held by the piece. */
@@ -322,8 +348,10 @@ void spf_missing_entries(split_perfetto *s, seqst *q, int all, int every)
         ref r = s->refs[i];
         for (size_t k = 0; k < (r.ns ? 1 : q->n_ns); k++) {
             uint32_t ns = r.ns ? r.ns : q->ns[k];
-            if (spf_is_own(s, ns, r.iid))
+            if (spf_is_own(s, ns, r.iid)) {
+                own_refs(s, ns, r.iid);
                 continue;
+            }
             entry *e = spf_entry_find(q, ns, r.iid);
             if (!e || (!all && e->piece == s->piece))
                 continue;

@@ -78,7 +78,12 @@ enum {
     IN_SOURCE_LOCATIONS = 4,            /* SourceLocation */
     IN_LOG_MESSAGE_BODY = 20,           /* LogMessageBody {iid, body=2} */
     IN_VALUE_TYPE_NAMES = 27,           /* DebugAnnotationValueTypeName {iid, name=2} */
-    IN_STRING_VALUES = 29               /* InternedString {iid, str=2} */
+    IN_STRING_VALUES = 29,              /* InternedString {iid, str=2} */
+    IN_BUILD_IDS = 16,                  /* InternedString {iid, str=2} */
+    IN_MAPPINGS = 19,                   /* Mapping {iid, build_id=2, ...} */
+    IN_HISTOGRAM_NAMES = 25,            /* HistogramName {iid, name=2} */
+    IN_UNSYMBOLIZED_LOCATIONS = 28      /* UnsymbolizedSourceLocation
+                                           {iid, mapping_id=2, rel_pc=3} */
 };
 
 /* What a level's message is, 4 bits per level in state[0..1]. */
@@ -98,8 +103,10 @@ enum {
      * TREAD_ARGS_PROTO reads a message: slots [end, descriptor] */
     PK_SCHEMA,           /* a message: [end, its message descriptor] */
     PK_SCHEMA_PACKED,    /* a packed repeated scalar: [end, its field's] */
-    PK_SCHEMA_RUN        /* a run of an unpacked repeated field: [end,
+    PK_SCHEMA_RUN,       /* a run of an unpacked repeated field: [end,
                             its field's descriptor] */
+    PK_UNSYM             /* an interned UnsymbolizedSourceLocation (the
+                            last kind a nibble holds) */
 };
 
 /* The state words. */
@@ -300,7 +307,7 @@ static int kind_is_array(int kind)
 /* Levels that take a second stack slot (the level's end is the first). */
 static int two_slots(int kind)
 {
-    return kind == PK_NV_DICT_SPLIT || kind >= PK_SCHEMA;
+    return kind == PK_NV_DICT_SPLIT || (kind >= PK_SCHEMA && kind <= PK_SCHEMA_RUN);
 }
 
 /* Where the innermost level's message ends. */
@@ -310,11 +317,22 @@ static const unsigned char *level_end(const tread_args_iter *it)
     return two_slots(kind_at(it, it->depth)) ? it->stack[s - 2] : it->stack[s - 1];
 }
 
+/* The low bit of a PK_SCHEMA level's descriptor slot: its message's
+ * iids of pf_refs stay iids (descriptors are pointer-aligned). */
+#define REFS_OFF ((uintptr_t)1)
+
 /* A schema level's descriptor (its second slot). */
 static const void *level_desc(const tread_args_iter *it)
 {
-    return (const void *)it->stack[slots_used(it) - 1];
+    return (const void *)((uintptr_t)it->stack[slots_used(it) - 1] & ~REFS_OFF);
 }
+
+static int level_refs_off(const tread_args_iter *it)
+{
+    return ((uintptr_t)it->stack[slots_used(it) - 1] & REFS_OFF) != 0;
+}
+
+static int refs_off(const void *desc, const unsigned char *start, const unsigned char *end);
 
 /* Opens a level over the message [start, end) and moves p to its start.
  * ret: where the parent resumes when the level ends, or NULL when that is
@@ -330,7 +348,7 @@ static int push_desc(tread_args_iter *it, int kind, const unsigned char *start,
     it->stack[s++] = end;
     if (kind == PK_NV_DICT_SPLIT)
         it->stack[s++] = start; /* the key cursor */
-    else if (kind >= PK_SCHEMA)
+    else if (two_slots(kind))
         it->stack[s++] = (const unsigned char *)desc;
     it->depth++;
     set_kind(it, it->depth, kind);
@@ -496,6 +514,8 @@ static int open_container(tread_args_iter *it, int kind, const unsigned char *st
 static int open_schema(tread_args_iter *it, int kind, const unsigned char *start,
                        const unsigned char *end, const void *desc, tread_arg *out)
 {
+    if (kind == PK_SCHEMA && refs_off(desc, start, end))
+        desc = (const void *)((uintptr_t)desc | REFS_OFF);
     if (!push_desc(it, kind, start, end, NULL, desc)) {
         set_str(out, TREAD_ARG_BYTES, start, (size_t)(end - start));
         return R_ARG;
@@ -983,6 +1003,8 @@ static int walk_proto(tread_args_iter *it, const unsigned char *end, tread_arg *
         const void *desc = has_type ? proto_value_desc(it, &type) : NULL;
         /* the level returns to the annotation's end (ret), so the proto
          * level, whose phase a child resets, finds nothing more */
+        if (desc && refs_off(desc, value.data, value.data + value.len))
+            desc = (const void *)((uintptr_t)desc | REFS_OFF);
         if (desc && push_desc(it, PK_SCHEMA, value.data, value.data + value.len, end, desc)) {
             out->type = TREAD_ARG_DICT_BEGIN;
             return R_ARG;
@@ -993,9 +1015,138 @@ static int walk_proto(tread_args_iter *it, const unsigned char *end, tread_arg *
     return R_END;
 }
 
+/* The iids inside typed payloads that name interned data, resolved as
+ * trace_processor resolves them (its TrackEventParser's parsing
+ * overrides), under the key of what they name. */
+enum { REF_SRCLOC, REF_STRING, REF_UNSYM };
+
+typedef struct pf_ref {
+    const char *msg;  /* the message's full name */
+    uint32_t num;     /* the iid's field */
+    const char *key;  /* what comes out in its place */
+    int how;
+} pf_ref;
+
+static const pf_ref pf_refs[] = {
+    {"perfetto.protos.BeginFrameArgs", 9, "source_location", REF_SRCLOC},
+    {"perfetto.protos.BeginFrameArgsV2", 9, "source_location", REF_SRCLOC},
+    {"perfetto.protos.ChromeMemoryPressureNotification", 2, "creation_location", REF_SRCLOC},
+    {"perfetto.protos.ChromeMessagePump", 2, "io_handler_location", REF_SRCLOC},
+    {"perfetto.protos.ChromeTaskPostedToDisabledQueue", 4, "source_location", REF_SRCLOC},
+    {"perfetto.protos.ChromeHistogramSample", 4, "name", REF_STRING},
+    {"perfetto.protos.ChromeMojoEventInfo", 4, "mojo_interface_method", REF_UNSYM},
+};
+
+/* Whether the message [start, end) of type desc keeps its iids: a
+ * ChromeHistogramSample with a name of its own (trace_processor takes
+ * that name and leaves name_iid; two "name" keys would repeat one). */
+static int refs_off(const void *desc, const unsigned char *start, const unsigned char *end)
+{
+    const ProtobufCMessageDescriptor *md = desc;
+    if (strcmp(md->name, "perfetto.protos.ChromeHistogramSample") != 0)
+        return 0;
+    pf_reader r;
+    pf_field f;
+    pf_reader_init(&r, start, (size_t)(end - start));
+    while (pf_next(&r, &f) == PF_OK)
+        if (f.num == 2)
+            return 1;
+    return 0;
+}
+
+/* Field f of md resolved as *out (key and value), when it is one of
+ * pf_refs and its iid is known: R_ARG (or R_BAD); else R_END, and the
+ * caller gives the field as it is (trace_processor's fallback too). */
+static int emit_ref(tread_args_iter *it, const ProtobufCMessageDescriptor *md,
+                    const pf_field *f, tread_arg *out)
+{
+    if (f->wire != PF_WIRE_VARINT || level_refs_off(it))
+        return R_END;
+    const pf_ref *r = NULL;
+    for (size_t i = 0; !r && i < sizeof pf_refs / sizeof pf_refs[0]; i++)
+        if (pf_refs[i].num == f->num && strcmp(pf_refs[i].msg, md->name) == 0)
+            r = &pf_refs[i];
+    if (!r)
+        return R_END;
+    const unsigned char *m;
+    size_t n;
+    if (r->how == REF_STRING) {
+        tread_str s;
+        int rc = interned_string(it, IN_HISTOGRAM_NAMES, f->v, 2, &s);
+        if (rc == R_ARG) {
+            out->key = lit(r->key);
+            out->type = TREAD_ARG_STRING;
+            out->v.s = s;
+        }
+        return rc;
+    }
+    /* (a level over an interned message returns to the event's bytes, and
+     * one such level may be open at a time: inside a proto_value, whose
+     * level is one, or with the levels used up, the iid stays) */
+    if (ret_level(it) || it->depth >= PF_MAX_LEVELS || slots_used(it) >= PF_MAX_LEVELS ||
+        !lookup(it, r->how == REF_SRCLOC ? IN_SOURCE_LOCATIONS : IN_UNSYMBOLIZED_LOCATIONS,
+                f->v, &m, &n))
+        return R_END;
+    out->key = lit(r->key);
+    return open_container(it, r->how == REF_SRCLOC ? PK_SRCLOC : PK_UNSYM, m, m + n, it->p,
+                          out);
+}
+
+/* An interned UnsymbolizedSourceLocation: "rel_pc", and its mapping's
+ * "build_id" (a STRING when its bytes are printable, as Chrome writes
+ * them, else BYTES). The mapping's path is not given: its components
+ * would have to be joined, and a lazy iterator has no memory for that. */
+static int walk_unsym(tread_args_iter *it, const unsigned char *end, tread_arg *out)
+{
+    pf_field f;
+    int rc;
+    while ((rc = next_field(it, end, &f)) == R_ARG) {
+        if (f.num != 2 && f.num != 3)
+            continue;
+        if (f.wire != PF_WIRE_VARINT)
+            return R_BAD;
+        if (f.num == 3) {
+            out->key = lit("rel_pc");
+            set_u64(out, f.v);
+            return R_ARG;
+        }
+        const unsigned char *m;
+        size_t n;
+        if (!lookup(it, IN_MAPPINGS, f.v, &m, &n))
+            continue; /* an unknown mapping: no build id */
+        pf_reader r;
+        pf_field g;
+        int mrc, has = 0;
+        uint64_t bid = 0;
+        pf_reader_init(&r, m, n);
+        while ((mrc = pf_next(&r, &g)) == PF_OK)
+            if (g.num == 2) {
+                if (g.wire != PF_WIRE_VARINT)
+                    return R_BAD;
+                bid = g.v, has = 1;
+            }
+        if (mrc != PF_END)
+            return R_BAD;
+        tread_str s;
+        int src = has ? interned_string(it, IN_BUILD_IDS, bid, 2, &s) : R_END;
+        if (src == R_BAD)
+            return R_BAD;
+        if (src == R_END)
+            continue;
+        int printable = 1;
+        for (size_t i = 0; i < s.len && printable; i++)
+            printable = (unsigned char)s.ptr[i] >= 0x20 && (unsigned char)s.ptr[i] < 0x7f;
+        out->key = lit("build_id");
+        out->type = printable ? TREAD_ARG_STRING : TREAD_ARG_BYTES;
+        out->v.s = s;
+        return R_ARG;
+    }
+    return rc;
+}
+
 /* A typed payload's message through the schema: each field the schema
  * knows, keyed by name (fields it does not know are left out: a key here
- * is a name). */
+ * is a name), the iids of pf_refs resolved. */
 static int walk_schema(tread_args_iter *it, const unsigned char *end, tread_arg *out)
 {
     const ProtobufCMessageDescriptor *md = level_desc(it);
@@ -1008,6 +1159,8 @@ static int walk_schema(tread_args_iter *it, const unsigned char *end, tread_arg 
         const ProtobufCFieldDescriptor *fd;
         if (pf_walk_classify(md, &f, &fd) == PF_WALK_UNKNOWN)
             continue;
+        if (fd->type == PROTOBUF_C_TYPE_UINT64 && (rc = emit_ref(it, md, &f, out)) != R_END)
+            return rc;
         out->key = lit(fd->name);
         return emit_schema_field(it, md, &f, start, end, out);
     }
@@ -1081,6 +1234,7 @@ static int pf_args_next(tread_args_iter *it, tread_arg *out)
     case PK_SCHEMA: rc = walk_schema(it, end, out); break;
     case PK_SCHEMA_PACKED: rc = walk_schema_packed(it, end, out); break;
     case PK_SCHEMA_RUN: rc = walk_schema_run(it, end, out); break;
+    case PK_UNSYM: rc = walk_unsym(it, end, out); break;
     default: rc = walk_top(it, end, out); break;
     }
     if (rc == R_ARG)

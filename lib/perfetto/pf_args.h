@@ -45,7 +45,10 @@
  *       packed payload; fields the schema does not know are left out),
  *       or the value for the scalar ones (an enum by name). A wire type
  *       the schema does not expect: the message bytes (TREAD_ARG_BYTES),
- *       or the varint of a scalar one.
+ *       or the varint of a scalar one. The iids in them that name
+ *       interned data (pf_refs in pf_args.c: source locations, histogram
+ *       names, the mojo method's UnsymbolizedSourceLocation) come out as
+ *       what they name; an unknown iid stays the field it is.
  *
  * Fields the decoder maps to event fields (name, categories, type, track,
  * times, counters, flows, legacy_event, correlation ids) and unknown field

@@ -778,6 +778,163 @@ static void test_typed_schema(void)
     pb_free(&ev);
 }
 
+/* The iids inside typed payloads that name interned data come out as what
+ * they name (pf_args.c pf_refs); an unknown iid stays the field it is. */
+static void test_typed_refs(void)
+{
+    pb m, ev;
+    pb_init(&m);
+    pb_varint(&m, 1, 3); /* SourceLocation 3 */
+    pb_string(&m, 2, "a.cc");
+    pb_string(&m, 3, "F");
+    pb_varint(&m, 4, 7);
+    intern_raw(4, 3, &m);
+    pb_free(&m);
+    intern_str(25, 2, 2, "Histo");  /* HistogramName 2 */
+    intern_str(16, 7, 2, "BID01");  /* a build id, printable */
+    intern_str(16, 8, 2, "\x01\x02"); /* and one that is not */
+    pb_init(&m);                    /* Mapping 5 -> build id 7 */
+    pb_varint(&m, 1, 5);
+    pb_varint(&m, 2, 7);
+    pb_varint(&m, 7, 1);
+    intern_raw(19, 5, &m);
+    pb_free(&m);
+    pb_init(&m);                    /* Mapping 6 -> build id 8 */
+    pb_varint(&m, 1, 6);
+    pb_varint(&m, 2, 8);
+    intern_raw(19, 6, &m);
+    pb_free(&m);
+    for (uint64_t i = 1; i <= 3; i++) { /* UnsymbolizedSourceLocations */
+        pb_init(&m);
+        pb_varint(&m, 1, i);
+        pb_varint(&m, 2, i == 1 ? 5 : i == 2 ? 6 : 99); /* 99: no such mapping */
+        pb_varint(&m, 3, 0x100 * i);
+        intern_raw(28, i, &m);
+        pb_free(&m);
+    }
+
+    pb_init(&ev);
+    size_t p = pb_begin(&ev, 38); /* chrome_mojo_event_info */
+    pb_string(&ev, 3, "tag");
+    pb_varint(&ev, 4, 1);
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 38);
+    pb_varint(&ev, 4, 2);
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 38);
+    pb_varint(&ev, 4, 3);
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 38);
+    pb_varint(&ev, 4, 4); /* unknown */
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 1001); /* chrome_memory_pressure_notification */
+    pb_varint(&ev, 1, 1);
+    pb_varint(&ev, 2, 3);
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 1001);
+    pb_varint(&ev, 2, 4); /* unknown */
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 28); /* chrome_histogram_sample */
+    pb_varint(&ev, 3, 12);
+    pb_varint(&ev, 4, 2);
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 35); /* chrome_message_pump */
+    pb_varint(&ev, 2, 3);
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 1005); /* chrome_task_posted_to_disabled_queue */
+    pb_varint(&ev, 4, 3);
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 24);          /* cc_scheduler_state */
+    size_t q = pb_begin(&ev, 14);   /* begin_impl_frame_args */
+    size_t r = pb_begin(&ev, 4);    /* current_args: BeginFrameArgs */
+    pb_varint(&ev, 9, 3);
+    pb_end(&ev, r);
+    pb_end(&ev, q);
+    pb_end(&ev, p);
+    EXPECT(&ev, "chrome_mojo_event_info={ mojo_interface_tag=\"tag\" "
+                "mojo_interface_method={ build_id=\"BID01\" rel_pc=i256 } } "
+                "chrome_mojo_event_info={ mojo_interface_method={ build_id=b2:0102 rel_pc=i512 } } "
+                "chrome_mojo_event_info={ mojo_interface_method={ rel_pc=i768 } } "
+                "chrome_mojo_event_info={ mojo_interface_method_iid=i4 } "
+                "chrome_memory_pressure_notification={ level=\"MEMORY_PRESSURE_LEVEL_MODERATE\" "
+                "creation_location={ file_name=\"a.cc\" function_name=\"F\" line_number=i7 } } "
+                "chrome_memory_pressure_notification={ creation_location_iid=i4 } "
+                "chrome_histogram_sample={ sample=i12 name=\"Histo\" } "
+                "chrome_message_pump={ io_handler_location={ file_name=\"a.cc\" "
+                "function_name=\"F\" line_number=i7 } } "
+                "chrome_task_posted_to_disabled_queue={ source_location={ file_name=\"a.cc\" "
+                "function_name=\"F\" line_number=i7 } } "
+                "cc_scheduler_state={ begin_impl_frame_args={ current_args={ source_location={ "
+                "file_name=\"a.cc\" function_name=\"F\" line_number=i7 } } } }");
+    /* skipped whole, the walk resumes after the interned message */
+    EXPECT_SKIP(&ev, 1, "chrome_mojo_event_info={ mojo_interface_tag=\"tag\" "
+                        "mojo_interface_method={.. } "
+                        "chrome_mojo_event_info={ mojo_interface_method={.. } "
+                        "chrome_mojo_event_info={ mojo_interface_method={.. } "
+                        "chrome_mojo_event_info={ mojo_interface_method_iid=i4 } "
+                        "chrome_memory_pressure_notification={ "
+                        "level=\"MEMORY_PRESSURE_LEVEL_MODERATE\" creation_location={.. } "
+                        "chrome_memory_pressure_notification={ creation_location_iid=i4 } "
+                        "chrome_histogram_sample={ sample=i12 name=\"Histo\" } "
+                        "chrome_message_pump={ io_handler_location={.. } "
+                        "chrome_task_posted_to_disabled_queue={ source_location={.. } "
+                        "cc_scheduler_state={ begin_impl_frame_args={.. }");
+    pb_free(&ev);
+
+    /* a histogram sample with a name of its own keeps its name_iid (as
+     * trace_processor: no second "name"), wherever the name is; inside a
+     * proto_value (whose level returns to the event's bytes) a location
+     * stays an iid, a histogram name is resolved */
+    pb_init(&ev);
+    p = pb_begin(&ev, 28);
+    pb_varint(&ev, 4, 2);
+    pb_string(&ev, 2, "own");
+    pb_end(&ev, p);
+    p = pb_begin(&ev, 28);
+    pb_string(&ev, 2, "own");
+    pb_varint(&ev, 4, 2);
+    pb_end(&ev, p);
+    size_t a = pb_begin(&ev, TE_DEBUG_ANNOTATIONS);
+    pb_string(&ev, DA_NAME, "pv");
+    pb_string(&ev, DA_PROTO_TYPE_NAME, ".perfetto.protos.ChromeMojoEventInfo");
+    q = pb_begin(&ev, DA_PROTO_VALUE);
+    pb_varint(&ev, 4, 1);
+    pb_end(&ev, q);
+    pb_end(&ev, a);
+    a = pb_begin(&ev, TE_DEBUG_ANNOTATIONS);
+    pb_string(&ev, DA_NAME, "ph");
+    pb_string(&ev, DA_PROTO_TYPE_NAME, ".perfetto.protos.ChromeHistogramSample");
+    q = pb_begin(&ev, DA_PROTO_VALUE);
+    pb_varint(&ev, 4, 2);
+    pb_end(&ev, q);
+    pb_end(&ev, a);
+    EXPECT(&ev, "chrome_histogram_sample={ name_iid=i2 name=\"own\" } "
+                "chrome_histogram_sample={ name=\"own\" name_iid=i2 } "
+                "pv={ type=\".perfetto.protos.ChromeMojoEventInfo\" "
+                "value={ mojo_interface_method_iid=i1 } } "
+                "ph={ type=\".perfetto.protos.ChromeHistogramSample\" value={ name=\"Histo\" } }");
+    pb_free(&ev);
+
+    /* a mapping that does not decode ends the iteration */
+    pb_init(&m);
+    pb_varint(&m, 1, 9);
+    pb_string(&m, 2, "x"); /* build_id as a string: the wrong wire type */
+    intern_raw(19, 9, &m);
+    pb_free(&m);
+    pb_init(&m);
+    pb_varint(&m, 1, 9);
+    pb_varint(&m, 2, 9);
+    intern_raw(28, 9, &m);
+    pb_free(&m);
+    pb_init(&ev);
+    p = pb_begin(&ev, 38);
+    pb_varint(&ev, 4, 9);
+    pb_end(&ev, p);
+    EXPECT(&ev, "chrome_mojo_event_info={ mojo_interface_method={ } } !FAIL");
+    pb_free(&ev);
+    table_free();
+}
+
 /* n levels of dict_entries: {"l": {"l": ... {"l": 1}}} */
 static void nest_dicts(pb *b, uint32_t field, int n)
 {
@@ -1045,6 +1202,7 @@ int main(void)
     test_proto_value();
     test_typed_fields();
     test_typed_schema();
+    test_typed_refs();
     test_depth_limit();
     test_malformed();
     test_damage();

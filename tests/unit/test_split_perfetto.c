@@ -314,6 +314,56 @@ static void test_clocks(void)
     pb_free(&t);
 }
 
+/* An entry a packet interns itself may refer to one an earlier packet
+ * interned: Chrome interns each mojo method's UnsymbolizedSourceLocation
+ * with the event that first names it, and the mapping (with its build id)
+ * once. A piece restates what the packet's own entries refer to, or the
+ * event's args lose the build id (tread cat showed it; split_contract). */
+static void test_own_entry_refs(void)
+{
+    pb t;
+    pb_init(&t);
+    thread_track(&t, 1, 10, 5, 6, "main");
+    clear_seq(&t, 1, 1000, "n", 3, 4, 0, 10);
+    size_t m, in, e;
+    packet_begin(&t, &m, 1, 0, NEEDS); /* the mapping and its build id */
+    in = pb_begin(&t, P_INTERNED);
+    intern(&t, 16, 1, "BUILD-ID-0123456789");
+    e = pb_begin(&t, 19);
+    pb_varint(&t, 1, 1);
+    pb_varint(&t, 2, 1);
+    pb_end(&t, e);
+    pb_end(&t, in);
+    pb_end(&t, m);
+    for (int i = 1; i <= 30; i++) {
+        size_t te, mojo;
+        packet_begin(&t, &m, 1, 2000 + (uint64_t)i, NEEDS);
+        in = pb_begin(&t, P_INTERNED); /* its own method's location */
+        e = pb_begin(&t, 28);
+        pb_varint(&t, 1, (uint64_t)i);
+        pb_varint(&t, 2, 1);
+        pb_varint(&t, 3, 0x1000 + (uint64_t)i);
+        pb_end(&t, e);
+        pb_end(&t, in);
+        te = pb_begin(&t, P_TE);
+        pb_varint(&t, 9, 3);
+        pb_varint(&t, 10, 1);
+        pb_varint(&t, 11, 10);
+        mojo = pb_begin(&t, 38); /* chrome_mojo_event_info */
+        pb_varint(&t, 4, (uint64_t)i);
+        pb_end(&t, mojo);
+        pb_end(&t, te);
+        pb_end(&t, m);
+    }
+    pieces_mem pm;
+    split_check("own entry refs", &t, down, 4, &pm, NULL);
+    CHECK(pm.n > 3);
+    for (size_t k = 1; k < pm.n; k++)
+        CHECK(piece_has(&pm.piece[k], "BUILD-ID-0123456789"));
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* Snapshots the decoder ignores (TREAD_PF_STATE_CLOCK_BAD) are not kept
  * as the global ones in force: more of them than the ring holds would
  * push out the snapshot the whole converts with, and later pieces would
@@ -1149,6 +1199,7 @@ int main(void)
     test_clears();
     test_clocks();
     test_bad_snapshots();
+    test_own_entry_refs();
     test_trace_clock();
     test_compressed();
     test_data_loss();
