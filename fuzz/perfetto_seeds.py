@@ -161,7 +161,23 @@ def args_seeds():
         "deep.bin": head + deep(40),
         "no_table.bin": bytes([0]) + ALL_VALUES,
         "typed_schema.bin": head + TYPED_SCHEMA,
+        "typed_refs.bin": bytes([len(REFS_TABLE)]) +
+                          b"".join(bytes([len(m)]) + m for m in REFS_TABLE) + TYPED_REFS,
     }
+
+
+# Iids inside typed payloads that pf_args.c resolves (pf_refs). With k = 3
+# messages, lookup(field, iid) is message (field + iid) % 3: the mojo
+# method's location (28 + 2) is 0, an UnsymbolizedSourceLocation naming
+# mapping 3, (19 + 3) is 1, a Mapping naming build id 1, (16 + 1) is 2,
+# a string; creation_location_iid 1 (4 + 1) and a histogram's name_iid 1
+# (25 + 1) are 2 too, read as a SourceLocation and a HistogramName.
+REFS_TABLE = [vi(1, 2) + vi(2, 3) + vi(3, 0x100), vi(1, 3) + vi(2, 1) + vi(7, 1),
+              vi(1, 1) + ln(2, "BID01")]
+TYPED_REFS = (ln(38, ln(3, "tag") + vi(4, 2)) + ln(1001, vi(1, 1) + vi(2, 1)) +
+              ln(28, vi(3, 12) + vi(4, 1)) + ln(28, ln(2, "own") + vi(4, 1)) +
+              ln(24, ln(14, ln(4, vi(9, 1)))) + ln(35, vi(2, 1)) + ln(1005, vi(4, 1)) +
+              ln(38, vi(4, 5)))
 
 
 # Typed payloads read through the schema (pf_args.c PK_SCHEMA*): a message
