@@ -62,7 +62,7 @@ static int piece_header(split_perfetto *s, buf *out)
     if (spf_pin_trace_clock(s, out))
         return -1;
     for (size_t i = 0; i < s->n_snaps; i++) {
-        saved *sv = &s->snaps[(s->snap_head + i) % SPLIT_PF_CLOCK_SNAPSHOTS];
+        saved *sv = &s->snaps[i];
         if (spf_put_snapshot(s, out, sv->seq, sv->msg.p, sv->msg.len))
             return -1;
     }
@@ -673,6 +673,8 @@ void split_perfetto_print_warnings(const split_perfetto *s, FILE *f)
                                 "every interned entry of their sequence repeated"},
         {t->counters_not_kept, "incremental counters beyond SPLIT_PF_MAX_COUNTERS on a sequence"},
         {t->clocks_not_kept, "sequence clocks beyond SPLIT_PF_MAX_SEQ_CLOCKS"},
+        {t->snapshots_not_kept, "global clock snapshots in force beyond "
+                                "SPLIT_PF_CLOCK_SNAPSHOTS: the oldest not repeated"},
         {t->clock_shift_inexact, "clock snapshots moved by an amount their unit does not "
                                  "divide"},
     };

@@ -32,8 +32,9 @@
 #define SPLIT_PF_MAX_TRACE_PACKET_BYTES 8192 /* a larger one (Chrome's 80 KiB
                                                 extension_descriptor) stays in
                                                 its own piece only */
-#define SPLIT_PF_CLOCK_SNAPSHOTS 4        /* latest global ClockSnapshots
-                                             repeated in every piece */
+#define SPLIT_PF_CLOCK_SNAPSHOTS 8        /* global ClockSnapshots in force
+                                             (the latest of each set of
+                                             clocks) repeated in every piece */
 #define SPLIT_PF_MAX_SEQ_CLOCKS 16        /* sequence-scoped clocks per sequence */
 #define SPLIT_PF_MAX_COUNTERS 1024        /* incremental counter tracks per sequence */
 #define SPLIT_PF_MAX_REFS 65536           /* interned references of one packet */
@@ -70,7 +71,7 @@ typedef struct split_perfetto_stats {
     /* counted warnings */
     uint64_t seq_not_kept, state_not_kept, tracks_not_kept, trace_not_kept;
     uint64_t refs_not_kept, tracks_of_packet_not_kept, unknown_refs;
-    uint64_t counters_not_kept, clocks_not_kept;
+    uint64_t counters_not_kept, clocks_not_kept, snapshots_not_kept;
     uint64_t unwalkable_packets; /* malformed: every entry of the sequence given */
     uint64_t clock_shift_inexact;
     /* a loss (doc/convert.md): the implicit end of a TYPE_STATE state that

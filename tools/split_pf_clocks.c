@@ -36,6 +36,39 @@ seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int creat
 }
 
 
+/* Whether every clock the snapshot a names, b names too (b then links
+ * every pair a links, with later values). */
+static int clocks_within(const unsigned char *a, size_t na, const unsigned char *b, size_t nb)
+{
+    rd r, c, rb, cb;
+    fld f, g;
+    rd_init(&r, a, na);
+    while (rd_next(&r, &f) > 0) {
+        if (f.num != 1 || f.wire != 2)
+            continue;
+        uint64_t id = 0;
+        rd_init(&c, f.data, f.len);
+        while (rd_next(&c, &g) > 0)
+            if (g.num == 1 && g.wire == 0)
+                id = g.v;
+        int found = 0;
+        rd_init(&rb, b, nb);
+        while (!found && rd_next(&rb, &f) > 0) {
+            if (f.num != 1 || f.wire != 2)
+                continue;
+            uint64_t idb = 0;
+            rd_init(&cb, f.data, f.len);
+            while (rd_next(&cb, &g) > 0)
+                if (g.num == 1 && g.wire == 0)
+                    idb = g.v;
+            found = idb == id;
+        }
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
 /* A ClockSnapshot seen on q (not dropped): kept as the global snapshots
  * in force, or as q's, its incremental clocks reset to their values. */
 int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned char *m,
@@ -79,14 +112,34 @@ int spf_note_snapshot(split_perfetto *s, seqst *q, uint32_t seq, const unsigned 
     }
     if (scoped)
         return 0;
-    /* a global snapshot: the latest SPLIT_PF_CLOCK_SNAPSHOTS are kept */
-    saved *sv;
-    if (s->n_snaps < SPLIT_PF_CLOCK_SNAPSHOTS) {
-        sv = &s->snaps[(s->snap_head + s->n_snaps++) % SPLIT_PF_CLOCK_SNAPSHOTS];
-    } else {
-        sv = &s->snaps[s->snap_head];
-        s->snap_head = (s->snap_head + 1) % SPLIT_PF_CLOCK_SNAPSHOTS;
+    /* A global snapshot. The decoder keeps a series per pair of clocks
+     * (lib/perfetto/pf_clock.c) and converts with the one at or before
+     * the value, so the latest SPLIT_PF_CLOCK_SNAPSHOTS are kept (a
+     * piece's times before the latest snapshot convert as the whole's);
+     * when they are full the oldest that a later one supersedes (names
+     * all its clocks) goes, and only when none is superseded the oldest
+     * (counted): fuzz_split_perfetto found four snapshots of other clocks
+     * pushing the one that linked clock 3 out of a ring of the latest
+     * four. */
+    if (s->n_snaps == SPLIT_PF_CLOCK_SNAPSHOTS) {
+        size_t drop = 0;
+        int found = 0;
+        for (size_t i = 0; i < s->n_snaps && !found; i++) {
+            const buf *a = &s->snaps[i].msg;
+            found = clocks_within(a->p, a->len, m, n);
+            for (size_t j = i + 1; j < s->n_snaps && !found; j++)
+                found = clocks_within(a->p, a->len, s->snaps[j].msg.p, s->snaps[j].msg.len);
+            if (found)
+                drop = i;
+        }
+        if (!found)
+            s->st.snapshots_not_kept++;
+        saved t = s->snaps[drop];
+        memmove(&s->snaps[drop], &s->snaps[drop + 1],
+                (s->n_snaps - drop - 1) * sizeof s->snaps[0]);
+        s->snaps[--s->n_snaps] = t; /* (its buffer reused) */
     }
+    saved *sv = &s->snaps[s->n_snaps++];
     sv->seq = seq;
     sv->msg.len = 0;
     return buf_put(&sv->msg, m, n) ? spf_nomem(s) : 0;

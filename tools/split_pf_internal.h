@@ -424,8 +424,8 @@ struct split_perfetto {
     saved trace_pk[SPLIT_PF_MAX_TRACE_PACKETS];
     size_t n_trace;
     size_t trace_bytes;
-    saved snaps[SPLIT_PF_CLOCK_SNAPSHOTS]; /* ring, oldest first from snap_head */
-    size_t n_snaps, snap_head;
+    saved snaps[SPLIT_PF_CLOCK_SNAPSHOTS]; /* in force, oldest first */
+    size_t n_snaps;
     /* the whole file's decoder's trace clock before the held packet, and
      * whether a conversion fixed it (TREAD_PF_STATE_CLOCK_FIXED) */
     uint32_t trace_clock;

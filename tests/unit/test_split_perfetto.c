@@ -314,6 +314,63 @@ static void test_clocks(void)
     pb_free(&t);
 }
 
+/* The decoder keeps a series per pair of clocks: a snapshot stays in force
+ * until one names all its clocks, however many snapshots of other clocks
+ * come between (fuzz_split_perfetto: four pushed the one linking clock 3
+ * out of a ring of the latest four). Past SPLIT_PF_CLOCK_SNAPSHOTS sets
+ * in force the oldest goes, counted. */
+static void snapshot_sets_trace(pb *t, int others)
+{
+    uint32_t g[2] = {6, 3};
+    uint64_t gt[2] = {1000000, 400000};
+    snapshot(t, 1, 2, g, gt, NULL);
+    for (int i = 0; i < others; i++) {
+        uint32_t o[2] = {6, 7 + (uint32_t)i};
+        uint64_t ot[2] = {2000000 + (uint64_t)i, 9000 + (uint64_t)i};
+        snapshot(t, 1, 2, o, ot, NULL);
+    }
+    uint32_t sup[3] = {1, 6, 7}; /* supersedes {6, 7}: not counted */
+    uint64_t supt[3] = {5, 3000000, 9100};
+    snapshot(t, 1, 3, sup, supt, NULL);
+    thread_track(t, 3, 30, 5, 8, "clocked");
+    clear_seq(t, 3, 0, "c", 4, 4, 6, 30);
+    for (int i = 0; i < 40; i++) {
+        size_t m, te;
+        packet_begin(t, &m, 3, 900000 + (uint64_t)i * 1000, NEEDS); /* on clock 3 */
+        pb_varint(t, P_CLOCK_ID, 3);
+        te = pb_begin(t, P_TE);
+        pb_varint(t, 9, 3);
+        pb_varint(t, 10, 1);
+        pb_end(t, te);
+        pb_end(t, m);
+    }
+}
+
+static void test_snapshot_sets(void)
+{
+    pb t;
+    pb_init(&t);
+    snapshot_sets_trace(&t, SPLIT_PF_CLOCK_SNAPSHOTS - 1);
+    split_perfetto_stats st;
+    pieces_mem pm;
+    split_check("snapshot sets", &t, down, 4, &pm, &st);
+    CHECK(pm.n > 3);
+    CHECK_EQ_INT((int)st.snapshots_not_kept, 0);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+
+    /* one set more than are kept: the first snapshot goes, counted, and
+     * the pieces keep clock 3's times raw (the checker must see it) */
+    pb_init(&t);
+    snapshot_sets_trace(&t, SPLIT_PF_CLOCK_SNAPSHOTS);
+    char err[4096];
+    CHECK(split_pf_run(t.data, t.len, 900, 0, &pm, &st, err, sizeof err) == 0);
+    CHECK_EQ_INT((int)st.snapshots_not_kept, 1);
+    CHECK(split_pf_verify(t.data, t.len, &pm, 900, &st, err, sizeof err) != 0);
+    pieces_mem_free(&pm);
+    pb_free(&t);
+}
+
 /* An entry a packet interns itself may refer to one an earlier packet
  * interned: Chrome interns each mojo method's UnsymbolizedSourceLocation
  * with the event that first names it, and the mapping (with its build id)
@@ -1199,6 +1256,7 @@ int main(void)
     test_clears();
     test_clocks();
     test_bad_snapshots();
+    test_snapshot_sets();
     test_own_entry_refs();
     test_trace_clock();
     test_compressed();
