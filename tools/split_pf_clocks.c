@@ -36,33 +36,34 @@ seq_clock *spf_seq_clock_get(split_perfetto *s, seqst *q, uint32_t id, int creat
 }
 
 
+/* The clock_id of a ClockSnapshot.Clock message (0 when absent). */
+static uint64_t clock_entry_id(const unsigned char *p, size_t n)
+{
+    rd c;
+    fld g;
+    uint64_t id = 0;
+    rd_init(&c, p, n);
+    while (rd_next(&c, &g) > 0)
+        if (g.num == 1 && g.wire == 0)
+            id = g.v;
+    return id;
+}
+
 /* Whether every clock the snapshot a names, b names too (b then links
  * every pair a links, with later values). */
 static int clocks_within(const unsigned char *a, size_t na, const unsigned char *b, size_t nb)
 {
-    rd r, c, rb, cb;
-    fld f, g;
+    rd r, rb;
+    fld f, fb;
     rd_init(&r, a, na);
     while (rd_next(&r, &f) > 0) {
         if (f.num != 1 || f.wire != 2)
             continue;
-        uint64_t id = 0;
-        rd_init(&c, f.data, f.len);
-        while (rd_next(&c, &g) > 0)
-            if (g.num == 1 && g.wire == 0)
-                id = g.v;
+        uint64_t id = clock_entry_id(f.data, f.len);
         int found = 0;
         rd_init(&rb, b, nb);
-        while (!found && rd_next(&rb, &f) > 0) {
-            if (f.num != 1 || f.wire != 2)
-                continue;
-            uint64_t idb = 0;
-            rd_init(&cb, f.data, f.len);
-            while (rd_next(&cb, &g) > 0)
-                if (g.num == 1 && g.wire == 0)
-                    idb = g.v;
-            found = idb == id;
-        }
+        while (!found && rd_next(&rb, &fb) > 0)
+            found = fb.num == 1 && fb.wire == 2 && clock_entry_id(fb.data, fb.len) == id;
         if (!found)
             return 0;
     }

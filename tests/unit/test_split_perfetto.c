@@ -278,6 +278,19 @@ static void snapshot(pb *t, uint32_t seq, int n, const uint32_t *ids, const uint
     pb_end(t, m);
 }
 
+/* An instant TrackEvent on sequence 3 timed on clock 3 (MONOTONIC). */
+static void clock3_instant(pb *t, uint64_t ts)
+{
+    size_t m, te;
+    packet_begin(t, &m, 3, ts, NEEDS);
+    pb_varint(t, P_CLOCK_ID, 3);
+    te = pb_begin(t, P_TE);
+    pb_varint(t, 9, 3);
+    pb_varint(t, 10, 1);
+    pb_end(t, te);
+    pb_end(t, m);
+}
+
 static void test_clocks(void)
 {
     pb t;
@@ -298,14 +311,7 @@ static void test_clocks(void)
             snapshot(&t, 1, 2, g, gt2, NULL);
         }
         track_event(&t, 3, 10 + (uint64_t)i, 3, (uint64_t)(i % 4) + 1, 0, 0); /* deltas */
-        size_t m, te;
-        packet_begin(&t, &m, 3, 900000 + (uint64_t)i * 1000, NEEDS); /* on clock 3 */
-        pb_varint(&t, P_CLOCK_ID, 3);
-        te = pb_begin(&t, P_TE);
-        pb_varint(&t, 9, 3);
-        pb_varint(&t, 10, 1);
-        pb_end(&t, te);
-        pb_end(&t, m);
+        clock3_instant(&t, 900000 + (uint64_t)i * 1000);
     }
     pieces_mem pm;
     split_check("clocks", &t, down, 4, &pm, NULL);
@@ -335,14 +341,7 @@ static void snapshot_sets_trace(pb *t, int others)
     thread_track(t, 3, 30, 5, 8, "clocked");
     clear_seq(t, 3, 0, "c", 4, 4, 6, 30);
     for (int i = 0; i < 40; i++) {
-        size_t m, te;
-        packet_begin(t, &m, 3, 900000 + (uint64_t)i * 1000, NEEDS); /* on clock 3 */
-        pb_varint(t, P_CLOCK_ID, 3);
-        te = pb_begin(t, P_TE);
-        pb_varint(t, 9, 3);
-        pb_varint(t, 10, 1);
-        pb_end(t, te);
-        pb_end(t, m);
+        clock3_instant(t, 900000 + (uint64_t)i * 1000);
     }
 }
 
@@ -443,14 +442,7 @@ static void test_bad_snapshots(void)
     thread_track(&t, 3, 30, 5, 8, "clocked");
     clear_seq(&t, 3, 0, "c", 4, 4, 6, 30);
     for (int i = 0; i < 40; i++) {
-        size_t m, te;
-        packet_begin(&t, &m, 3, 900000 + (uint64_t)i * 1000, NEEDS); /* on clock 3 */
-        pb_varint(&t, P_CLOCK_ID, 3);
-        te = pb_begin(&t, P_TE);
-        pb_varint(&t, 9, 3);
-        pb_varint(&t, 10, 1);
-        pb_end(&t, te);
-        pb_end(&t, m);
+        clock3_instant(&t, 900000 + (uint64_t)i * 1000);
     }
     pieces_mem pm;
     split_check("bad snapshots", &t, down, 4, &pm, NULL);
